@@ -1,0 +1,128 @@
+"""The swappable parts of the workflow, injected through one object.
+
+`Components` holds what a run talks to: chat models, the knowledge-base retriever, the
+web-search backend and the gate's index. Anything left as `None` is built lazily from
+the run's `Configuration` the first time a node needs it, so importing or compiling the
+graph needs no key, no network and no model file.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.retrievers import BaseRetriever
+
+    from judged_rag.configuration import Configuration
+
+
+class GateIndex(Protocol):
+    """What the Context Awareness Gate needs from an index."""
+
+    @property
+    def gate_similarities(self) -> list[float] | None:
+        """Stored chunk <-> own-pseudo-query similarities, or None if never computed."""
+
+    def max_similarity(self, question: str) -> float:
+        """Best cosine similarity of the question to any chunk."""
+
+
+class ComponentError(RuntimeError):
+    """A component could not be built from the configuration (clear message for users)."""
+
+
+@dataclass
+class Components:
+    """Everything a run talks to. Leave a field `None` to build it from configuration.
+
+    Attributes:
+        chat_model: The generator (and judge, unless `judge_model` is given).
+        judge_model: Model for the internal calls (parse, judge, rewrite, verify, web query).
+        retriever: The knowledge-base retriever (any LangChain retriever).
+        web_search: The web-search backend, as a retriever; `None` with setting
+            `web_search="none"` means no web.
+        gate_index: Gives the gate its similarity distribution; `None` lets the gate fall
+            back to retrieval (it says so in the trace).
+    """
+
+    chat_model: BaseChatModel | None = None
+    judge_model: BaseChatModel | None = None
+    retriever: BaseRetriever | None = None
+    web_search: BaseRetriever | None = None
+    gate_index: GateIndex | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _cache: dict[tuple[str, ...], object] = field(default_factory=dict, repr=False)
+    _slots: dict[int, threading.BoundedSemaphore] = field(default_factory=dict, repr=False)
+
+    def generator(self, cfg: Configuration) -> BaseChatModel:
+        """The chat model that writes answers."""
+        if self.chat_model is not None:
+            return self.chat_model
+        return self._model(cfg.model, cfg)
+
+    def judge(self, cfg: Configuration) -> BaseChatModel:
+        """The chat model for the internal structured calls."""
+        if self.judge_model is not None:
+            return self.judge_model
+        if self.chat_model is not None and not cfg.judge_model:
+            return self.chat_model
+        return self._model(cfg.judge_model or cfg.model, cfg)
+
+    def knowledge_retriever(self, cfg: Configuration) -> BaseRetriever:
+        """The knowledge-base retriever, built from `index_dir` when not injected."""
+        if self.retriever is not None:
+            return self.retriever
+        from judged_rag.components.builders import build_retriever
+
+        return self._cached(("retriever", cfg.index_dir), lambda: build_retriever(cfg))  # type: ignore[return-value]
+
+    def gate(self, cfg: Configuration) -> GateIndex | None:
+        """The gate's index: injected, or the retriever when it can serve as one."""
+        if self.gate_index is not None:
+            return self.gate_index
+        retriever = self.knowledge_retriever(cfg)
+        return retriever if _is_gate_index(retriever) else None  # type: ignore[return-value]
+
+    def web(self, cfg: Configuration) -> BaseRetriever | None:
+        """The web-search backend, or None for no web."""
+        if self.web_search is not None:
+            return self.web_search
+        if cfg.web_search == "none":
+            return None
+        from judged_rag.components.builders import build_web_search
+
+        return self._cached(("web", cfg.web_search, str(cfg.web_k)), lambda: build_web_search(cfg))  # type: ignore[return-value]
+
+    def judge_slots(self, limit: int) -> threading.BoundedSemaphore:
+        """Semaphore capping judge calls in flight (shared by runs using these components)."""
+        with self._lock:
+            if limit not in self._slots:
+                self._slots[limit] = threading.BoundedSemaphore(limit)
+            return self._slots[limit]
+
+    def _model(self, spec: str, cfg: Configuration) -> BaseChatModel:
+        from judged_rag.components.models import load_chat_model
+
+        key = ("model", spec, cfg.base_url, str(cfg.temperature), str(cfg.request_timeout))
+        return self._cached(  # type: ignore[return-value]
+            key,
+            lambda: load_chat_model(
+                spec,
+                base_url=cfg.base_url or None,
+                temperature=cfg.temperature,
+                timeout=cfg.request_timeout,
+            ),
+        )
+
+    def _cached(self, key: tuple[str, ...], build: object) -> object:
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = build()  # type: ignore[operator]
+            return self._cache[key]
+
+
+def _is_gate_index(obj: object) -> bool:
+    return hasattr(obj, "gate_similarities") and callable(getattr(obj, "max_similarity", None))

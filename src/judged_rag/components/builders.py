@@ -1,0 +1,35 @@
+"""Build the default components from a `Configuration` (called lazily by `Components`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judged_rag.components import ComponentError
+
+if TYPE_CHECKING:
+    from langchain_core.retrievers import BaseRetriever
+
+    from judged_rag.configuration import Configuration
+
+
+def build_retriever(cfg: Configuration) -> BaseRetriever:
+    """Open the on-disk hybrid index named by `index_dir` (the sample one when empty)."""
+    try:
+        from judged_rag.indexing import open_index, sample_index_dir
+    except ImportError as exc:  # the indexing extras are not installed
+        raise ComponentError(
+            f"no retriever was injected and the local index cannot be opened ({exc}); "
+            "install judged-rag with its default extras or pass Components(retriever=...)"
+        ) from exc
+    index_dir = Path(cfg.index_dir) if cfg.index_dir else sample_index_dir()
+    return open_index(index_dir)
+
+
+def build_web_search(cfg: Configuration) -> BaseRetriever:
+    """The web-search backend named by `web_search`."""
+    try:
+        from judged_rag.components.web_search import make_web_search
+    except ImportError as exc:
+        raise ComponentError(f"web search backend {cfg.web_search!r} is unavailable ({exc})") from exc
+    return make_web_search(cfg.web_search, k=cfg.web_k)

@@ -1,0 +1,268 @@
+"""LLM calls that survive small local models: structured output, tolerant parsing, costs.
+
+Every LLM step goes through `structured_call` (or `text_call` for the answer), which:
+- asks for structured output the way the backend supports (tool calling or JSON schema),
+- salvages what it can from a malformed reply (JSON inside prose, label spellings),
+- raises `MalformedOutputError` on a failed parse while the node's `RetryPolicy` has
+  attempts left, so LangGraph retries the node,
+- on the last attempt, or on an error not worth retrying, returns the step's safe default
+  and records that it did so; one bad reply never crashes a run,
+- reports what the call cost (calls, tokens, rounds), counting the failed attempts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+import httpx
+from langchain_core.exceptions import (
+    ContextOverflowError,
+    ModelAuthenticationError,
+    ModelInvalidRequestError,
+    ModelNotFoundError,
+    ModelPermissionDeniedError,
+    OutputParserException,
+)
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
+from langgraph.errors import GraphBubbleUp
+from langgraph.types import RetryPolicy
+from pydantic import BaseModel, ValidationError
+
+from judged_rag.state import Cost, TraceEvent
+
+T = TypeVar("T", bound=BaseModel)
+Method = Literal["function_calling", "json_schema", "json_mode"]
+
+
+class MalformedOutputError(ValueError):
+    """The model's reply could not be read as the expected structure."""
+
+
+_NOT_WORTH_RETRYING = (
+    ModelAuthenticationError,
+    ModelPermissionDeniedError,
+    ModelInvalidRequestError,
+    ModelNotFoundError,
+    ContextOverflowError,
+)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Retry predicate for LLM nodes: parse failures and transient backend errors."""
+    if isinstance(exc, MalformedOutputError | OutputParserException):
+        return True
+    if isinstance(exc, _NOT_WORTH_RETRYING):
+        return False
+    if isinstance(exc, ConnectionError | TimeoutError | httpx.TransportError):
+        return True
+    if isinstance(exc, httpx.HTTPStatusError):
+        return 500 <= exc.response.status_code < 600 or exc.response.status_code == 429
+    if isinstance(exc, ValueError | TypeError | LookupError | AttributeError | RuntimeError):
+        return False
+    # Provider SDK errors (openai.APIConnectionError, RateLimitError, 5xx...) land here.
+    return True
+
+
+def llm_retry_policy(max_attempts: int = 3, initial_interval: float = 0.5) -> RetryPolicy:
+    """The `RetryPolicy` given to every node that calls an LLM."""
+    return RetryPolicy(
+        max_attempts=max_attempts,
+        initial_interval=initial_interval,
+        backoff_factor=2.0,
+        max_interval=8.0,
+        jitter=True,
+        retry_on=is_retryable,
+    )
+
+
+@dataclass
+class CallContext:
+    """Where a call happens: node name, attempt (1-based) and the node's attempt limit."""
+
+    node: str
+    attempt: int = 1
+    max_attempts: int = 1
+
+    @property
+    def last_attempt(self) -> bool:
+        """True when the RetryPolicy will not try this node again."""
+        return self.attempt >= self.max_attempts
+
+
+@dataclass
+class Outcome(Generic[T]):
+    """The value of one LLM step, what it cost, and what happened on the way."""
+
+    value: T
+    cost: Cost
+    events: list[TraceEvent] = field(default_factory=list)
+    fallback: bool = False
+
+
+def call_cost(ctx: CallContext, message: BaseMessage | None, *, rounds: bool = True) -> Cost:
+    """Cost of this attempt plus the failed attempts before it (tokens of those unknown)."""
+    usage = getattr(message, "usage_metadata", None) or {}
+    return Cost(
+        llm_calls=ctx.attempt,
+        input_tokens=int(usage.get("input_tokens", 0) or 0),
+        output_tokens=int(usage.get("output_tokens", 0) or 0),
+        llm_rounds=ctx.attempt if rounds else ctx.attempt - 1,
+        seconds=0.0,
+    )
+
+
+def internal(model: BaseChatModel, node: str) -> Any:
+    """The model tagged out of the answer token stream and named for traces."""
+    return model.with_config(tags=[TAG_NOSTREAM, f"judged_rag:{node}"], run_name=f"judged_rag.{node}")
+
+
+def structured_call(
+    model: BaseChatModel,
+    schema: type[T],
+    messages: Sequence[BaseMessage],
+    *,
+    config: RunnableConfig,
+    ctx: CallContext,
+    default: T,
+    method: Method = "function_calling",
+    count_round: bool = True,
+) -> Outcome[T]:
+    """Ask `model` for a `schema` instance; see the module docstring for the guarantees."""
+    runnable = internal(model, ctx.node)
+    try:
+        bound = runnable.with_structured_output(schema, method=method, include_raw=True)
+    except (NotImplementedError, ValueError, TypeError):
+        # Backends without structured output: ask for JSON in the prompt, parse the text.
+        bound = None
+    raw: BaseMessage | None = None
+    error: BaseException | None = None
+    value: T | None = None
+    try:
+        if bound is not None:
+            result = bound.invoke(list(messages), config)
+            raw = result.get("raw")
+            parsed = result.get("parsed")
+            if isinstance(parsed, schema):
+                value = parsed
+            elif isinstance(parsed, dict):
+                value = _validate(schema, parsed)
+        else:
+            raw = runnable.invoke(list(messages), config)
+        if value is None:
+            value = salvage(schema, raw)
+        if value is None:
+            error = MalformedOutputError(f"{ctx.node}: unreadable reply {_preview(raw)}")
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every backend failure degrades, see below
+        error = exc
+    cost = call_cost(ctx, raw, rounds=count_round)
+    if error is None and value is not None:
+        events = []
+        if ctx.attempt > 1:
+            events.append(_event(ctx, "retried", {"attempts": ctx.attempt}))
+        return Outcome(value=value, cost=cost, events=events)
+    assert error is not None
+    if not ctx.last_attempt and is_retryable(error):
+        raise error
+    detail = {
+        "error": type(error).__name__,
+        "message": str(error)[:300],
+        "attempts": ctx.attempt,
+        "default": default.model_dump(),
+    }
+    return Outcome(value=default, cost=cost, events=[_event(ctx, "fallback", detail)], fallback=True)
+
+
+def text_call(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    *,
+    config: RunnableConfig,
+    ctx: CallContext,
+) -> tuple[str | None, Cost, list[TraceEvent]]:
+    """A plain-text call that streams (used for the answer). None on a recorded failure."""
+    try:
+        message = model.invoke(list(messages), config)
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        if not ctx.last_attempt and is_retryable(exc):
+            raise
+        detail = {"error": type(exc).__name__, "message": str(exc)[:300], "attempts": ctx.attempt}
+        return None, call_cost(ctx, None), [_event(ctx, "error", detail)]
+    events = [_event(ctx, "retried", {"attempts": ctx.attempt})] if ctx.attempt > 1 else []
+    return message_text(message), call_cost(ctx, message), events
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message whatever shape its content has."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [p if isinstance(p, str) else str(p.get("text", "")) for p in content]
+    return "".join(parts)
+
+
+def salvage(schema: type[T], raw: BaseMessage | None) -> T | None:
+    """Read a schema instance out of a reply that the strict parser rejected."""
+    if raw is None:
+        return None
+    if isinstance(raw, AIMessage):
+        for call in raw.tool_calls:
+            value = _validate(schema, call.get("args") or {})
+            if value is not None:
+                return value
+    text = message_text(raw)
+    for candidate in _json_objects(text):
+        value = _validate(schema, candidate)
+        if value is not None:
+            return value
+    hook = getattr(schema, "from_text", None)
+    if callable(hook) and text.strip():
+        result = hook(text)
+        return result if isinstance(result, schema) else None
+    return None
+
+
+def _validate(schema: type[T], data: Any) -> T | None:
+    if not isinstance(data, dict):
+        return None
+    try:
+        return schema.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def _json_objects(text: str) -> list[Any]:
+    """JSON objects found in text: the whole text, fenced blocks, then brace spans."""
+    found: list[Any] = []
+    candidates = [text.strip()]
+    candidates += re.findall(r"```(?:json)?\s*(.*?)```", text, flags=re.DOTALL)
+    start = text.find("{")
+    end = text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for chunk in candidates:
+        try:
+            found.append(json.loads(chunk))
+        except (json.JSONDecodeError, ValueError):
+            continue
+    return found
+
+
+def _preview(message: BaseMessage | None) -> str:
+    if message is None:
+        return "(none)"
+    return repr(message_text(message)[:120])
+
+
+def _event(ctx: CallContext, event: str, detail: dict[str, Any]) -> TraceEvent:
+    return TraceEvent(node=ctx.node, event=event, detail=detail)

@@ -1,0 +1,273 @@
+"""Everything a run may change, in one dataclass.
+
+It is the graph's `context_schema`, so LangGraph Studio renders it as the assistant's
+form. Every node reads it through `get_configuration`, which accepts `context=` as well
+as `config["configurable"]` (LangServe, parent graphs and plain `invoke` use the latter).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, get_args
+
+from langchain_core.runnables import RunnableConfig
+
+Strategy = Literal[
+    "D_H",
+    "D_H ∪≠∅ D_S",
+    "(D_H ∪≠∅ D_S) ∪≠∅ D_N",
+    "D_H ∪ D_S",
+    "(D_H ∪ D_S) ∪≠∅ D_N",
+    "D_H ∪ D_S ∪ D_N",
+    "(D_H ∪ D_S) ∪≠∅ K_W",
+    "D_H ∪≠∅ (D_S ∪ K_W)",
+]
+"""RJAG's eight combination strategies (Table 2), in the paper's order."""
+
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
+Grade = Literal["A", "B", "C", "D", "E", "F"]
+PresetName = Literal["default", "paper", "fast"]
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    # Paper-faithful: k = 10 (RJAG), T = 4 iterations and LLM verification of the
+    # supporting set (GGatrieval / LLatrieval), alignment on, no score pre-filter.
+    "paper": {
+        "top_k": 10,
+        "max_iterations": 4,
+        "sufficiency": "llm",
+        "alignment": True,
+        "prefilter": False,
+        "verify": True,
+        "max_regenerations": 1,
+    },
+    # For small models on a CPU: fewer documents, one rewrite at most, no syntactic
+    # parsing, clear cases labelled by score without an LLM call.
+    "fast": {
+        "model": "local:qwen2.5-coder-0.5b",
+        "top_k": 4,
+        "max_iterations": 2,
+        "sufficiency": "labels",
+        "alignment": False,
+        "prefilter": True,
+        "max_knowledge": 3,
+        "max_regenerations": 0,
+    },
+}
+
+
+def _f(default: Any, description: str, **kw: Any) -> Any:
+    return field(default=default, metadata={"description": description, **kw})
+
+
+@dataclass(kw_only=True)
+class Configuration:
+    """Settings of one judged-rag run."""
+
+    preset: PresetName = _f(
+        "default",
+        "Named bundle of settings applied first; explicit settings override it. "
+        "'paper' follows the papers (k=10, T=4, LLM verification); 'fast' suits small CPU models.",
+    )
+
+    # Models
+    model: str = _f(
+        "local:qwen2.5-coder-1.5b",
+        "Chat model as 'provider:model' (e.g. 'openai:gpt-4o-mini', 'ollama:llama3.2') or "
+        "'local:NAME' / 'local:/path/model.gguf' for the bundled llama.cpp server.",
+    )
+    judge_model: str = _f(
+        "", "Model for judge/parse/rewrite/verify calls; empty means the same as `model`."
+    )
+    base_url: str = _f(
+        "", "OpenAI-compatible endpoint for the model (vLLM, llama.cpp, LM Studio...); empty: default."
+    )
+    temperature: float = _f(0.0, "Sampling temperature for every LLM call.", ge=0.0, le=2.0)
+    request_timeout: float = _f(
+        120.0, "Seconds before one LLM request is abandoned.", gt=0.0, le=3600.0
+    )
+    structured_output: Literal["auto", "function_calling", "json_schema", "json_mode"] = _f(
+        "auto",
+        "How judge/parse/rewrite/verify ask for structured output; 'auto' uses JSON schema "
+        "for OpenAI-compatible local servers and tool calling otherwise.",
+    )
+
+    # gate (CAG)
+    gate: bool = _f(True, "Run the Context Awareness Gate before retrieval.")
+    gate_percentile: float = _f(
+        5.0,
+        "Policy: percentile of the stored chunk/pseudo-query similarity distribution a "
+        "question's best similarity must reach to use retrieval (CAG: 5th percentile).",
+        ge=0.0,
+        le=100.0,
+    )
+    gate_threshold: float = _f(
+        0.0, "Risk margin subtracted from the policy value (CAG: 0).", ge=-1.0, le=1.0
+    )
+
+    # parse + alignment (GGatrieval)
+    alignment: bool = _f(
+        True, "Parse the question into syntactic components and judge their alignment."
+    )
+
+    # retrieve (ChunkRAG)
+    top_k: int = _f(10, "Documents kept per retrieval (RJAG: 10).", ge=1, le=100)
+    fusion: Literal["weighted", "rrf"] = _f(
+        "weighted", "How the hybrid retriever fuses BM25 and dense scores."
+    )
+    dense_weight: float = _f(
+        0.5, "Weight of the dense score in weighted fusion (BM25 gets the rest).", ge=0.0, le=1.0
+    )
+    index_dir: str = _f("", "Directory of the on-disk index; empty: the sample knowledge base.")
+
+    # judge (RJAG, SRA)
+    judge_concurrency: int = _f(
+        4, "Most judge calls in flight at once, across runs sharing the components.", ge=1, le=64
+    )
+    alpha: float = _f(0.7, "SRA weight of similarity in S = alpha*sim + beta*reliability.", ge=0.0, le=1.0)
+    beta: float = _f(0.3, "SRA weight of source reliability; alpha + beta must be 1.", ge=0.0, le=1.0)
+    prefilter: bool = _f(
+        False, "Label clear cases from the composite score S without an LLM call."
+    )
+    prefilter_low: float = _f(0.25, "S at or below this: Not Relevant without an LLM call.", ge=0.0, le=1.0)
+    prefilter_high: float = _f(
+        0.9, "S at or above this: Highly Relevant without an LLM call.", ge=0.0, le=1.0
+    )
+    kb_reliability: Grade = _f("B", "Reliability grade of knowledge-base documents (A best, F unknown).")
+
+    # assess + rewrite (GGatrieval / LLatrieval)
+    sufficiency: Literal["labels", "llm"] = _f(
+        "labels",
+        "How assess decides the support is sufficient: count supporting documents, or ask "
+        "the LLM whether they support an answer (LLatrieval's Verify).",
+    )
+    min_supporting: int = _f(
+        1, "Supporting documents (Highly Relevant, and Full alignment when on) needed.", ge=1, le=50
+    )
+    max_iterations: int = _f(
+        4, "Most retrieve-judge rounds per question, the first included (GGatrieval: T = 4).", ge=1, le=10
+    )
+    align_tau: float = _f(
+        0.5, "Alignment ratio at which a document itself extends the query (SCQU's tau).", ge=0.0, le=1.0
+    )
+    rewrite_max_queries: int = _f(3, "Most queries one rewrite may issue.", ge=1, le=10)
+
+    # combine (RJAG)
+    open_strategy: Strategy = _f("D_H ∪≠∅ (D_S ∪ K_W)", "Combination for open-ended questions.")
+    closed_strategy: Strategy = _f("D_H", "Combination for closed-ended questions (= D_H ∪≠∅ ∅).")
+    max_knowledge: int = _f(5, "Most documents handed to the generator.", ge=1, le=50)
+
+    # web_search
+    web_search: Literal["offline_wikipedia", "tavily", "duckduckgo", "none"] = _f(
+        "offline_wikipedia", "Web-search backend used when the strategy needs K_W."
+    )
+    web_k: int = _f(5, "Web results kept per search.", ge=1, le=20)
+
+    # generate + verify (SRA)
+    verify: bool = _f(True, "Check the answer's claims against its citations.")
+    max_regenerations: int = _f(1, "Most regenerations after a failed verification.", ge=0, le=5)
+    t_r: float = _f(
+        0.4, "T_R: retrieval is trusted when the best composite score S_max reaches it.", ge=0.0, le=1.0
+    )
+    t_m: float = _f(
+        0.5, "T_M: the model is trusted when its confidence C_M reaches it.", ge=0.0, le=1.0
+    )
+
+    def __post_init__(self) -> None:
+        """Check every value against its declared range and choices."""
+        problems: list[str] = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            meta = f.metadata
+            choices = _choices(f.type)
+            if choices and value not in choices:
+                problems.append(f"{f.name}={value!r} is not one of {list(choices)}")
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            if "ge" in meta and value < meta["ge"]:
+                problems.append(f"{f.name}={value} is below {meta['ge']}")
+            if "gt" in meta and value <= meta["gt"]:
+                problems.append(f"{f.name}={value} must be above {meta['gt']}")
+            if "le" in meta and value > meta["le"]:
+                problems.append(f"{f.name}={value} is above {meta['le']}")
+        if abs(self.alpha + self.beta - 1.0) > 1e-6:
+            problems.append(f"alpha + beta must be 1 (got {self.alpha} + {self.beta})")
+        if self.prefilter_low >= self.prefilter_high:
+            problems.append("prefilter_low must be below prefilter_high")
+        if problems:
+            raise ValueError("invalid configuration: " + "; ".join(problems))
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any], *, strict: bool = False) -> Configuration:
+        """Build from a mapping: preset first, then explicit values.
+
+        Args:
+            values: Setting names to values; unrelated keys are ignored unless `strict`.
+            strict: Reject unknown keys (for user-typed settings).
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - names)
+        if strict and unknown:
+            raise ValueError(f"unknown setting(s): {', '.join(unknown)}")
+        preset = values.get("preset", "default")
+        if preset not in PRESETS:
+            raise ValueError(f"preset={preset!r} is not one of {list(PRESETS)}")
+        merged = {**PRESETS[preset], **{k: v for k, v in values.items() if k in names}}
+        return cls(**{k: _coerce(cls, k, v) for k, v in merged.items()})
+
+    def replace(self, **changes: Any) -> Configuration:
+        """A copy with some settings changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _choices(annotation: Any) -> tuple[Any, ...]:
+    text = str(annotation)
+    if text == "Strategy":
+        return STRATEGIES
+    if text == "Grade":
+        return get_args(Grade)
+    if text == "PresetName":
+        return get_args(PresetName)
+    if text.startswith("Literal["):
+        return tuple(eval(text, {"Literal": Literal}).__args__)  # noqa: S307 - our own annotation
+    return ()
+
+
+_TYPES = {f.name: f.type for f in fields(Configuration)}
+
+
+def _coerce(cls: type[Configuration], name: str, value: Any) -> Any:
+    """Coerce text (CLI, forms, environment) to the field's type."""
+    kind = _TYPES[name]
+    if not isinstance(value, str):
+        if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        return value
+    try:
+        if kind == "bool":
+            lowered = value.strip().lower()
+            if lowered in {"1", "true", "yes", "on"}:
+                return True
+            if lowered in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError(value)
+        if kind == "int":
+            return int(value)
+        if kind == "float":
+            return float(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r} is not a valid {kind}") from None
+    return value
+
+
+def get_configuration(config: RunnableConfig | None = None, context: Any = None) -> Configuration:
+    """The run's configuration, from `context=` when given, else from `configurable`."""
+    if isinstance(context, Configuration):
+        return context
+    if isinstance(context, Mapping):
+        return Configuration.from_mapping(context)
+    configurable = (config or {}).get("configurable") or {}
+    return Configuration.from_mapping(configurable)

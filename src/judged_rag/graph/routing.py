@@ -1,0 +1,74 @@
+"""Pure routing functions: they read state (and configuration), never call anything.
+
+Each returns the names of nodes (`Literal`), so the server and `draw_mermaid()` can
+draw every edge. Loops are bounded here by counters that nodes keep in state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from judged_rag.configuration import Configuration, get_configuration
+from judged_rag.state import JudgeTask, State
+
+
+def _cfg(config: RunnableConfig | None, runtime: Runtime[Any] | None) -> Configuration:
+    return get_configuration(config, runtime.context if runtime is not None else None)
+
+
+def route_after_gate(state: State) -> Literal["parse", "generate"]:
+    """Retrieve (through parse) when the gate says the question needs the knowledge base."""
+    return "parse" if state.get("gate_route") == "retrieve" else "generate"
+
+
+def route_after_retrieve(state: State) -> list[Send] | Literal["assess"]:
+    """One judge task per new document; straight to the join when there is none.
+
+    An empty list of `Send`s would silently end the run, hence the explicit join.
+    """
+    pending = set(state.get("pending") or [])
+    docs = [d for d in state.get("documents") or [] if d["id"] in pending]
+    if not docs:
+        return "assess"
+    components = state.get("components") or []
+    iteration = state.get("iteration", 0)
+    return [
+        Send(
+            "judge",
+            JudgeTask(question=state["question"], components=components, document=doc, iteration=iteration),
+        )
+        for doc in docs
+    ]
+
+
+def route_after_assess(
+    state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
+) -> Literal["rewrite", "combine"]:
+    """Rewrite while the support is insufficient and the iteration budget allows."""
+    if state.get("sufficient"):
+        return "combine"
+    if state.get("iteration", 0) + 1 < _cfg(config, runtime).max_iterations:
+        return "rewrite"
+    return "combine"
+
+
+def route_after_combine(state: State) -> Literal["web_search", "generate"]:
+    """Search the web only when the strategy reached K_W and it was not searched yet."""
+    if state.get("needs_web") and not state.get("web_searched"):
+        return "web_search"
+    return "generate"
+
+
+def route_after_verify(
+    state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
+) -> Literal["generate", "__end__"]:
+    """Regenerate when verify asked for it and the regeneration budget allows."""
+    if state.get("verdict") == "regenerate":
+        if state.get("regenerations", 0) <= _cfg(config, runtime).max_regenerations:
+            return "generate"
+    return END

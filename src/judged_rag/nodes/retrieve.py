@@ -1,0 +1,72 @@
+"""retrieve: hybrid retrieval from the injected retriever (ChunkRAG).
+
+Runs every pending query, fuses the lists (best score per document; reciprocal rank
+when the retriever reports no scores), merges with what earlier iterations found and
+marks the new documents for judging.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from judged_rag.components import Components
+from judged_rag.nodes._shared import content_key, event, settings, to_doc
+from judged_rag.state import Doc, State, TraceEvent
+
+RRF_K = 60
+
+
+def retrieve(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components
+) -> dict[str, Any]:
+    """Retrieve for the current queries and keep the top-k documents not seen before."""
+    cfg = settings(config, runtime)
+    iteration = state.get("iteration", 0)
+    queries = state.get("queries") or [state["question"]]
+    events: list[TraceEvent] = []
+    ranked: dict[str, tuple[float, Doc]] = {}
+    try:
+        retriever = components.knowledge_retriever(cfg)
+    except Exception as exc:  # noqa: BLE001 - no knowledge base: recorded, the run goes on
+        events.append(event("retrieve", "error", error=type(exc).__name__, message=str(exc)[:300]))
+        retriever = None
+    options = {"k": cfg.top_k, "fusion": cfg.fusion, "dense_weight": cfg.dense_weight}
+    for query in queries if retriever is not None else []:
+        try:
+            if getattr(retriever, "accepts_run_options", False):
+                found = retriever.invoke(query, config, **options)  # type: ignore[union-attr]
+            else:
+                found = retriever.invoke(query, config)  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - a failing backend is recorded, not fatal
+            events.append(
+                event("retrieve", "error", query=query[:200], error=type(exc).__name__, message=str(exc)[:300])
+            )
+            continue
+        for rank, document in enumerate(found[: cfg.top_k]):
+            doc = to_doc(document, origin="kb", iteration=iteration, reliability=cfg.kb_reliability)
+            score = doc["similarity"] if doc["similarity"] is not None else 1.0 / (RRF_K + rank)
+            key = content_key(doc)
+            if key not in ranked or ranked[key][0] < score:
+                ranked[key] = (score, doc)
+    known = state.get("documents") or []
+    known_keys = {content_key(d) for d in known} | {d["id"] for d in known}
+    fresh = [
+        doc
+        for _, doc in sorted(ranked.values(), key=lambda item: -item[0])
+        if content_key(doc) not in known_keys and doc["id"] not in known_keys
+    ][: cfg.top_k]
+    events.append(
+        event(
+            "retrieve",
+            "retrieved",
+            iteration=iteration,
+            queries=len(queries),
+            found=len(ranked),
+            new=len(fresh),
+            ids=[d["id"] for d in fresh],
+        )
+    )
+    return {"documents": [*known, *fresh], "pending": [d["id"] for d in fresh], "trace": events}

@@ -1,0 +1,162 @@
+"""verify: claims against citations, then SRA's knowledge-integration protocol.
+
+1. Citations that point at nothing are caught without an LLM; the LLM checks that the
+   claims are stated in the cited documents and gives its own confidence C_M.
+2. SRA's protocol, with S_max the best composite score of the knowledge used:
+   S_max >= T_R and C_M >= T_M: combined; S_max >= T_R only: retrieval;
+   C_M >= T_M only: model; neither: abstain with "Unknown" (`no_trusted_source`).
+3. An answer that rests on retrieval must be supported by its citations; otherwise it is
+   regenerated (at most `max_regenerations` times), then abstained from
+   (`unsupported_claims`).
+This is the last node of every run: it also closes the run's accounting.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from judged_rag.components import Components
+from judged_rag.components.llm import structured_call
+from judged_rag.configuration import Configuration
+from judged_rag.nodes._shared import call_context, composite_score, event, numbered, settings, structured_method
+from judged_rag.nodes.generate import cited_numbers
+from judged_rag.prompts import verify as prompt
+from judged_rag.schemas import Verification
+from judged_rag.state import Basis, Cost, RouteSummary, State, TraceEvent, zero_cost
+
+UNKNOWN = "Unknown"
+FALLBACK = Verification(supported=False, unsupported_claims=[], confidence=0.0)
+"""Recorded when the verifier's reply is unreadable: nothing is trusted."""
+
+Verdict = Literal["accept", "regenerate", "abstain"]
+
+
+def integrate(s_max: float | None, confidence: float, cfg: Configuration) -> Basis | None:
+    """SRA's protocol: what the answer may rest on, or None for "Unknown"."""
+    retrieval_ok = s_max is not None and s_max >= cfg.t_r
+    model_ok = confidence >= cfg.t_m
+    if retrieval_ok and model_ok:
+        return "combined"
+    if retrieval_ok:
+        return "retrieval"
+    if model_ok:
+        return "model"
+    return None
+
+
+def verify(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+) -> dict[str, Any]:
+    """Check the draft, then accept it, ask for another, or abstain."""
+    cfg = settings(config, runtime)
+    knowledge = state.get("knowledge") or []
+    draft = state.get("draft") or ""
+    regenerations = state.get("regenerations", 0)
+    events: list[TraceEvent] = []
+    cost: Cost = zero_cost()
+    if not draft:
+        return _finish(state, cfg, "abstain", None, "generation_failed", events, cost)
+    s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
+    invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
+    if invalid:
+        events.append(event("verify", "invalid_citations", numbers=invalid, knowledge=len(knowledge)))
+    if cfg.verify:
+        cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
+        model = components.judge(cfg)
+        outcome = structured_call(
+            model,
+            Verification,
+            [
+                SystemMessage(prompt.SYSTEM),
+                HumanMessage(
+                    prompt.USER.format(
+                        documents=numbered(cited or knowledge), question=state["question"], answer=draft
+                    )
+                ),
+            ],
+            config=config,
+            ctx=call_context("verify", runtime, max_attempts),
+            default=FALLBACK,
+            method=structured_method(model, cfg),
+        )
+        cost, check = outcome.cost, outcome.value
+        events.extend(outcome.events)
+        supported = check.supported and not invalid
+        confidence = check.confidence
+        claims = [*check.unsupported_claims, *(f"citation [{n}] points at no document" for n in invalid)]
+    else:
+        supported, confidence, claims = not invalid, 1.0, []
+    basis = integrate(s_max, confidence, cfg)
+    events.append(
+        event(
+            "verify",
+            "checked",
+            supported=supported,
+            unsupported_claims=claims,
+            confidence=confidence,
+            s_max=s_max,
+            t_r=cfg.t_r,
+            t_m=cfg.t_m,
+            basis=basis or UNKNOWN,
+        )
+    )
+    if basis is None:
+        return _finish(state, cfg, "abstain", None, "no_trusted_source", events, cost)
+    if basis in ("retrieval", "combined") and knowledge and not supported:
+        if regenerations < cfg.max_regenerations:
+            events.append(event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations))
+            return {
+                "verdict": "regenerate",
+                "regenerations": regenerations + 1,
+                "feedback": claims or ["the answer is not backed by the cited documents"],
+                "cost": cost,
+                "trace": events,
+            }
+        return _finish(state, cfg, "abstain", basis, "unsupported_claims", events, cost)
+    return _finish(state, cfg, "accept", basis, None, events, cost)
+
+
+def _finish(
+    state: State,
+    cfg: Configuration,
+    verdict: Verdict,
+    basis: Basis | None,
+    reason: str | None,
+    events: list[TraceEvent],
+    cost: Cost,
+) -> dict[str, Any]:
+    abstained = verdict == "abstain"
+    started = state.get("started_at") or time.time()
+    cost = {**cost, "seconds": round(time.time() - started, 3)}  # type: ignore[typeddict-item]
+    retrieved = state.get("gate_route") == "retrieve"
+    route = RouteSummary(
+        task_type=state.get("resolved_task", "open"),
+        gate=state.get("gate_route", "retrieve"),
+        iterations=state.get("iteration", 0) + 1 if retrieved else 0,
+        web_searched=state.get("web_searched", False),
+        combination=state.get("combination", "") if retrieved else "",
+        knowledge=len(state.get("knowledge") or []),
+        regenerations=state.get("regenerations", 0),
+    )
+    events.append(event("verify", "abstained" if abstained else "accepted", reason=reason, basis=basis or "none"))
+    update: dict[str, Any] = {
+        "verdict": verdict,
+        "abstained": abstained,
+        "reason": reason,
+        "basis": "none" if abstained else basis,
+        "route": route,
+        "cost": cost,
+        "trace": events,
+        # Inputs belong to one run: a thread's next run must not inherit these.
+        "options": None,
+        "task_type": None,
+    }
+    if abstained:
+        update["answer"] = UNKNOWN
+        update["citations"] = []
+    return update

@@ -1,0 +1,182 @@
+"""Structured outputs of the LLM steps.
+
+Small local models misspell labels ("Highly Relevant", "[highly-relevant]", "HIGH"),
+so label fields normalise what they are given before validation; anything that still
+does not fit fails validation and is handled by the caller's retry / recorded default.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def _squash(value: Any) -> str:
+    return re.sub(r"[^a-z]", "", str(value).lower())
+
+
+_LABELS = {
+    "highlyrelevant": "highly_relevant",
+    "highly": "highly_relevant",
+    "high": "highly_relevant",
+    "somewhatrelevant": "somewhat_relevant",
+    "somewhat": "somewhat_relevant",
+    "partiallyrelevant": "somewhat_relevant",
+    "notrelevant": "not_relevant",
+    "irrelevant": "not_relevant",
+    "none": "not_relevant",
+    "not": "not_relevant",
+}
+
+
+def normalize_label(value: Any) -> Any:
+    """Map the spellings models use for the three RJAG labels to the canonical ones."""
+    if not isinstance(value, str):
+        return value
+    return _LABELS.get(_squash(value), value)
+
+
+def _str_list(value: Any) -> Any:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in re.split(r"[;,\n]", value) if part.strip()]
+    return value
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class QueryComponents(_Lenient):
+    """The question's syntactic components (subject, predicate, object, ...)."""
+
+    components: list[str] = Field(
+        description="Short phrases copied from the question: subject, predicate, object, "
+        "complements, modifiers. 2 to 6 items."
+    )
+
+    _split = field_validator("components", mode="before")(_str_list)
+
+    @classmethod
+    def from_text(cls, text: str) -> QueryComponents | None:
+        """Read components from a plain list (one per line or comma-separated)."""
+        items = [re.sub(r"^[-*\d.)\s]+", "", part).strip() for part in re.split(r"[\n,;]", text)]
+        items = [item for item in items if item and len(item) < 80]
+        return cls(components=items[:8]) if items else None
+
+
+class RelevanceJudgment(_Lenient):
+    """RJAG's relevance label for one document, plus the components it grounds."""
+
+    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
+        description="highly_relevant: contains the answer; somewhat_relevant: on the topic but "
+        "lacks the answer; not_relevant: off topic."
+    )
+    reason: str = Field(default="", description="One short sentence.")
+    aligned: list[str] = Field(
+        default_factory=list,
+        description="The listed question components that the document states.",
+    )
+
+    _label = field_validator("label", mode="before")(normalize_label)
+    _aligned = field_validator("aligned", mode="before")(_str_list)
+
+    @classmethod
+    def from_text(cls, text: str) -> RelevanceJudgment | None:
+        """Find a label named in prose ("... is Highly Relevant because ...")."""
+        lowered = text.lower()
+        hits = [
+            (lowered.find(phrase), label)
+            for phrase, label in (
+                ("highly relevant", "highly_relevant"),
+                ("highly_relevant", "highly_relevant"),
+                ("somewhat relevant", "somewhat_relevant"),
+                ("somewhat_relevant", "somewhat_relevant"),
+                ("not relevant", "not_relevant"),
+                ("not_relevant", "not_relevant"),
+            )
+            if phrase in lowered
+        ]
+        if not hits:
+            return None
+        label = min(hits)[1]
+        return cls(label=label, reason=text.strip()[:200])  # type: ignore[arg-type]
+
+
+class SupportCheck(_Lenient):
+    """LLatrieval's Verify(q, D): do these documents support an answer?"""
+
+    sufficient: bool = Field(description="true if the documents contain enough to answer.")
+
+    @classmethod
+    def from_text(cls, text: str) -> SupportCheck | None:
+        """Read a bare yes / no."""
+        word = re.match(r"\W*(yes|no|true|false)\b", text.strip().lower())
+        return cls(sufficient=word.group(1) in {"yes", "true"}) if word else None
+
+
+class QueryRewrite(_Lenient):
+    """GGatrieval's semantic compensation: synonyms and a pseudo-document."""
+
+    synonyms: list[str] = Field(
+        default_factory=list,
+        description="Alternative wordings of the question parts the documents did not cover.",
+    )
+    pseudo_document: str = Field(
+        default="", description="Two sentences that a document answering the question would contain."
+    )
+
+    _syn = field_validator("synonyms", mode="before")(_str_list)
+
+    @classmethod
+    def from_text(cls, text: str) -> QueryRewrite | None:
+        """Use prose as the pseudo-document."""
+        return cls(pseudo_document=text.strip()[:600])
+
+
+class SearchQuery(_Lenient):
+    """The question rewritten as a keyword web-search query (RJAG)."""
+
+    query: str = Field(description="3 to 8 keywords.")
+
+    @classmethod
+    def from_text(cls, text: str) -> SearchQuery | None:
+        """Use the first non-empty line as the query."""
+        for line in text.splitlines():
+            line = line.strip().strip('"')
+            if line:
+                return cls(query=line[:200])
+        return None
+
+
+class Verification(_Lenient):
+    """Claims checked against the cited knowledge, and the model's own confidence."""
+
+    supported: bool = Field(description="true if every claim is backed by the cited documents.")
+    unsupported_claims: list[str] = Field(
+        default_factory=list, description="Claims the cited documents do not back."
+    )
+    confidence: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="0 to 1: how sure you are, from your own knowledge, that the answer is right.",
+    )
+
+    _claims = field_validator("unsupported_claims", mode="before")(_str_list)
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _percent(cls, value: Any) -> Any:
+        """Accept percentages (85 or "85%") as well as fractions."""
+        if isinstance(value, str):
+            value = value.strip().rstrip("%")
+            try:
+                value = float(value)
+            except ValueError:
+                return value
+        if isinstance(value, int | float) and 1.0 < value <= 100.0:
+            return value / 100.0
+        return value

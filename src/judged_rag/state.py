@@ -1,0 +1,175 @@
+"""The graph's state: a narrow input, a narrow output, and the internal working state.
+
+Everything in state is plain JSON (dicts, lists, strings, numbers) so that checkpoints,
+the LangGraph API server and LangServe can carry it without custom serialisers.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+TaskType = Literal["open", "closed"]
+Label = Literal["highly_relevant", "somewhat_relevant", "not_relevant"]
+Alignment = Literal["full", "partial", "none", "unchecked"]
+Basis = Literal["retrieval", "combined", "model", "none"]
+
+
+class Doc(TypedDict):
+    """One piece of knowledge: a retrieved chunk or a web result."""
+
+    id: str
+    """Stable identifier (chunk id, URL or content hash)."""
+    content: str
+    title: str
+    source: str
+    origin: Literal["kb", "web"]
+    """Where it came from: the knowledge base or the web-search backend."""
+    reliability: str
+    """Source reliability grade, A (highly reliable) to E (unreliable), F (cannot judge)."""
+    similarity: float | None
+    """Query similarity in [0, 1] reported by the retriever, if it reports one."""
+    scores: dict[str, float]
+    """Every score the retriever attached (dense, bm25, fused...)."""
+    iteration: int
+    """Retrieval iteration that found it (0 = first retrieval)."""
+
+
+class Judgment(TypedDict):
+    """One (question, document) judgment written by the judge node."""
+
+    doc_id: str
+    label: Label
+    reason: str
+    aligned_components: list[str]
+    alignment: Alignment
+    alignment_ratio: float
+    composite_score: float
+    """SRA composite score S = alpha * similarity + beta * reliability."""
+    by: Literal["llm", "prefilter", "fallback"]
+    """Who decided: the LLM, the score pre-filter, or the recorded safe default."""
+    iteration: int
+
+
+class TraceEvent(TypedDict):
+    """One decision or incident, in the order it happened."""
+
+    node: str
+    event: str
+    detail: dict[str, Any]
+
+
+class Cost(TypedDict):
+    """What a run cost."""
+
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    llm_rounds: int
+    """Sequential LLM rounds: calls that had to wait for each other."""
+    seconds: float
+
+
+class Citation(TypedDict):
+    """A numbered reference the answer points at."""
+
+    number: int
+    doc_id: str
+    title: str
+    source: str
+    snippet: str
+
+
+class RouteSummary(TypedDict):
+    """The route a run took, in one glance (the trace has the details)."""
+
+    task_type: TaskType
+    gate: str
+    iterations: int
+    web_searched: bool
+    combination: str
+    knowledge: int
+    regenerations: int
+
+
+def add_costs(left: Cost | None, right: Cost | None) -> Cost:
+    """Reducer: sum two cost records field by field (parallel judge tasks add up)."""
+    a = left or zero_cost()
+    b = right or zero_cost()
+    return Cost(
+        llm_calls=a["llm_calls"] + b["llm_calls"],
+        input_tokens=a["input_tokens"] + b["input_tokens"],
+        output_tokens=a["output_tokens"] + b["output_tokens"],
+        llm_rounds=a["llm_rounds"] + b["llm_rounds"],
+        seconds=max(a["seconds"], b["seconds"]),
+    )
+
+
+def zero_cost() -> Cost:
+    """A cost record with nothing spent."""
+    return Cost(llm_calls=0, input_tokens=0, output_tokens=0, llm_rounds=0, seconds=0.0)
+
+
+class InputState(TypedDict):
+    """What a caller gives."""
+
+    question: str
+    options: NotRequired[list[str] | None]
+    """Answer options; when given, the task is closed-ended (choose one)."""
+    task_type: NotRequired[TaskType | None]
+    """Override the task type; inferred from `options` when absent."""
+
+
+class OutputState(TypedDict):
+    """What a caller gets."""
+
+    answer: NotRequired[str]
+    citations: NotRequired[list[Citation]]
+    abstained: NotRequired[bool]
+    reason: NotRequired[str | None]
+    """Reason code when the run abstained (or degraded), e.g. `no_trusted_source`."""
+    basis: NotRequired[Basis]
+    """What the answer rests on (SRA's protocol): retrieval, combined, model or none."""
+    route: NotRequired[RouteSummary]
+    trace: NotRequired[Annotated[list[TraceEvent], operator.add]]
+    cost: NotRequired[Annotated[Cost, add_costs]]
+
+
+class State(InputState, OutputState):
+    """The internal working state shared by all nodes."""
+
+    started_at: NotRequired[float]
+    resolved_task: NotRequired[TaskType]
+    gate_route: NotRequired[Literal["retrieve", "direct"]]
+    components: NotRequired[list[str]]
+    """Syntactic components of the question (GGatrieval)."""
+    queries: NotRequired[list[str]]
+    """Queries for the next retrieval (the question first, then rewrites)."""
+    iteration: NotRequired[int]
+    documents: NotRequired[list[Doc]]
+    """All documents retrieved so far in this run, merged across iterations."""
+    pending: NotRequired[list[str]]
+    """Ids of documents retrieved in this iteration and not judged yet."""
+    judgments: NotRequired[Annotated[list[Judgment], operator.add]]
+    sufficient: NotRequired[bool]
+    web_results: NotRequired[list[Doc]]
+    web_searched: NotRequired[bool]
+    needs_web: NotRequired[bool]
+    combination: NotRequired[str]
+    knowledge: NotRequired[list[Doc]]
+    draft: NotRequired[str]
+    feedback: NotRequired[list[str]]
+    """Claims the verifier found unsupported, handed to the next generation."""
+    regenerations: NotRequired[int]
+    verdict: NotRequired[Literal["accept", "regenerate", "abstain"]]
+
+
+class JudgeTask(TypedDict):
+    """Payload of one parallel judge task (sent with `Send`)."""
+
+    question: str
+    components: list[str]
+    document: Doc
+    iteration: int

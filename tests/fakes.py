@@ -1,0 +1,89 @@
+"""LangChain's own fakes, set up the way this project's tests need them.
+
+`GenericFakeChatModel` has no `bind_tools`; as in langgraph's own tests, a subclass whose
+`bind_tools` returns itself lets `with_structured_output` read scripted tool calls.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
+
+_ids = itertools.count()
+
+
+class StructuredFakeChatModel(GenericFakeChatModel):
+    """`GenericFakeChatModel` that accepts tools, so structured output can be scripted."""
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> StructuredFakeChatModel:  # type: ignore[override]
+        return self
+
+
+def tool(name: str, **args: Any) -> AIMessage:
+    """A scripted structured reply (one tool call named like the schema)."""
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{next(_ids)}"}])
+
+
+def components(c: str | Iterable[str] = ()) -> AIMessage:
+    return tool("QueryComponents", components=[c] if isinstance(c, str) else list(c))
+
+
+def label(value: str, *aligned: str, reason: str = "scripted") -> AIMessage:
+    return tool("RelevanceJudgment", label=value, reason=reason, aligned=list(aligned))
+
+
+def verdict(supported: bool = True, confidence: float = 0.9, claims: Sequence[str] = ()) -> AIMessage:
+    return tool("Verification", supported=supported, confidence=confidence, unsupported_claims=list(claims))
+
+
+def rewrite(*synonyms: str, pseudo: str = "pseudo document") -> AIMessage:
+    return tool("QueryRewrite", synonyms=list(synonyms), pseudo_document=pseudo)
+
+
+def keywords(query: str) -> AIMessage:
+    return tool("SearchQuery", query=query)
+
+
+def sufficient(value: bool) -> AIMessage:
+    return tool("SupportCheck", sufficient=value)
+
+
+def judge_model(*replies: AIMessage) -> StructuredFakeChatModel:
+    """A fresh scripted model for the internal structured calls."""
+    return StructuredFakeChatModel(messages=iter(replies), disable_streaming=True)
+
+
+def generator(*answers: str) -> GenericFakeChatModel:
+    """A fresh scripted generator whose text replies stream token by token."""
+    return GenericFakeChatModel(messages=iter(AIMessage(content=a) for a in answers))
+
+
+def doc(doc_id: str, text: str, **meta: Any) -> Document:
+    return Document(id=doc_id, page_content=text, metadata={"title": doc_id, "source": f"kb/{doc_id}.md", **meta})
+
+
+def scripted_retriever(*rounds: Sequence[Document]) -> RunnableLambda[str, list[Document]]:
+    """A retriever runnable that returns the given lists, one per call, then nothing."""
+    queue = list(rounds)
+    seen: list[str] = []
+
+    def lookup(query: str) -> list[Document]:
+        seen.append(query)
+        return list(queue.pop(0)) if queue else []
+
+    runnable: RunnableLambda[str, list[Document]] = RunnableLambda(lookup)
+    runnable.queries = seen  # type: ignore[attr-defined]
+    return runnable
+
+
+def failing(exc: Exception) -> Callable[[str], list[Document]]:
+    def boom(query: str) -> list[Document]:
+        raise exc
+
+    return boom
