@@ -27,7 +27,9 @@ class StructuredFakeChatModel(GenericFakeChatModel):
 
 def tool(name: str, **args: Any) -> AIMessage:
     """A scripted structured reply (one tool call named like the schema)."""
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call-{next(_ids)}"}])
+    return AIMessage(
+        content="", tool_calls=[{"name": name, "args": args, "id": f"call-{next(_ids)}"}]
+    )
 
 
 def components(c: str | Iterable[str] = ()) -> AIMessage:
@@ -38,8 +40,12 @@ def label(value: str, *aligned: str, reason: str = "scripted") -> AIMessage:
     return tool("RelevanceJudgment", label=value, reason=reason, aligned=list(aligned))
 
 
-def verdict(supported: bool = True, confidence: float = 0.9, claims: Sequence[str] = ()) -> AIMessage:
-    return tool("Verification", supported=supported, confidence=confidence, unsupported_claims=list(claims))
+def verdict(
+    supported: bool = True, confidence: float = 0.9, claims: Sequence[str] = ()
+) -> AIMessage:
+    return tool(
+        "Verification", supported=supported, confidence=confidence, unsupported_claims=list(claims)
+    )
 
 
 def rewrite(*synonyms: str, pseudo: str = "pseudo document") -> AIMessage:
@@ -65,7 +71,11 @@ def generator(*answers: str) -> GenericFakeChatModel:
 
 
 def doc(doc_id: str, text: str, **meta: Any) -> Document:
-    return Document(id=doc_id, page_content=text, metadata={"title": doc_id, "source": f"kb/{doc_id}.md", **meta})
+    return Document(
+        id=doc_id,
+        page_content=text,
+        metadata={"title": doc_id, "source": f"kb/{doc_id}.md", **meta},
+    )
 
 
 def scripted_retriever(*rounds: Sequence[Document]) -> RunnableLambda[str, list[Document]]:
@@ -87,3 +97,35 @@ def failing(exc: Exception) -> Callable[[str], list[Document]]:
         raise exc
 
     return boom
+
+
+class PerSchemaFakeChatModel(GenericFakeChatModel):
+    """A structured fake that answers each schema from its own (cycling) script.
+
+    `with_structured_output(Schema)` binds the schema as a tool; the bound copy replies
+    from the script registered under the schema's name, so the order in which
+    different steps call the model does not matter.
+    """
+
+    scripts: dict[str, list[AIMessage]]
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        self._cycles = {name: itertools.cycle(replies) for name, replies in self.scripts.items()}
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> StructuredFakeChatModel:  # type: ignore[override]
+        name = getattr(tools[0], "__name__", str(tools[0]))
+        return StructuredFakeChatModel(messages=self._cycles[name], disable_streaming=True)
+
+
+def fresh_documents(per_call: int) -> RunnableLambda[str, list[Document]]:
+    """A retriever runnable that finds `per_call` documents never seen before, every call."""
+    counter = itertools.count()
+
+    def lookup(query: str) -> list[Document]:
+        return [
+            doc(f"doc{n}", f"Fact number {n} about the question.")
+            for n in itertools.islice(counter, per_call)
+        ]
+
+    return RunnableLambda(lookup)

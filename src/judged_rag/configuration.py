@@ -82,7 +82,8 @@ class Configuration:
         "", "Model for judge/parse/rewrite/verify calls; empty means the same as `model`."
     )
     base_url: str = _f(
-        "", "OpenAI-compatible endpoint for the model (vLLM, llama.cpp, LM Studio...); empty: default."
+        "",
+        "OpenAI-compatible endpoint for the model (vLLM, llama.cpp, LM Studio...); empty: default.",
     )
     temperature: float = _f(0.0, "Sampling temperature for every LLM call.", ge=0.0, le=2.0)
     request_timeout: float = _f(
@@ -126,16 +127,22 @@ class Configuration:
     judge_concurrency: int = _f(
         4, "Most judge calls in flight at once, across runs sharing the components.", ge=1, le=64
     )
-    alpha: float = _f(0.7, "SRA weight of similarity in S = alpha*sim + beta*reliability.", ge=0.0, le=1.0)
-    beta: float = _f(0.3, "SRA weight of source reliability; alpha + beta must be 1.", ge=0.0, le=1.0)
-    prefilter: bool = _f(
-        False, "Label clear cases from the composite score S without an LLM call."
+    alpha: float = _f(
+        0.7, "SRA weight of similarity in S = alpha*sim + beta*reliability.", ge=0.0, le=1.0
     )
-    prefilter_low: float = _f(0.25, "S at or below this: Not Relevant without an LLM call.", ge=0.0, le=1.0)
+    beta: float = _f(
+        0.3, "SRA weight of source reliability; alpha + beta must be 1.", ge=0.0, le=1.0
+    )
+    prefilter: bool = _f(False, "Label clear cases from the composite score S without an LLM call.")
+    prefilter_low: float = _f(
+        0.25, "S at or below this: Not Relevant without an LLM call.", ge=0.0, le=1.0
+    )
     prefilter_high: float = _f(
         0.9, "S at or above this: Highly Relevant without an LLM call.", ge=0.0, le=1.0
     )
-    kb_reliability: Grade = _f("B", "Reliability grade of knowledge-base documents (A best, F unknown).")
+    kb_reliability: Grade = _f(
+        "B", "Reliability grade of knowledge-base documents (A best, F unknown)."
+    )
 
     # assess + rewrite (GGatrieval / LLatrieval)
     sufficiency: Literal["labels", "llm"] = _f(
@@ -147,10 +154,16 @@ class Configuration:
         1, "Supporting documents (Highly Relevant, and Full alignment when on) needed.", ge=1, le=50
     )
     max_iterations: int = _f(
-        4, "Most retrieve-judge rounds per question, the first included (GGatrieval: T = 4).", ge=1, le=10
+        4,
+        "Most retrieve-judge rounds per question, the first included (GGatrieval: T = 4).",
+        ge=1,
+        le=10,
     )
     align_tau: float = _f(
-        0.5, "Alignment ratio at which a document itself extends the query (SCQU's tau).", ge=0.0, le=1.0
+        0.5,
+        "Alignment ratio at which a document itself extends the query (SCQU's tau).",
+        ge=0.0,
+        le=1.0,
     )
     rewrite_max_queries: int = _f(3, "Most queries one rewrite may issue.", ge=1, le=10)
 
@@ -169,7 +182,10 @@ class Configuration:
     verify: bool = _f(True, "Check the answer's claims against its citations.")
     max_regenerations: int = _f(1, "Most regenerations after a failed verification.", ge=0, le=5)
     t_r: float = _f(
-        0.4, "T_R: retrieval is trusted when the best composite score S_max reaches it.", ge=0.0, le=1.0
+        0.4,
+        "T_R: retrieval is trusted when the best composite score S_max reaches it.",
+        ge=0.0,
+        le=1.0,
     )
     t_m: float = _f(
         0.5, "T_M: the model is trusted when its confidence C_M reaches it.", ge=0.0, le=1.0
@@ -232,7 +248,7 @@ def _choices(annotation: Any) -> tuple[Any, ...]:
     if text == "PresetName":
         return get_args(PresetName)
     if text.startswith("Literal["):
-        return tuple(eval(text, {"Literal": Literal}).__args__)  # noqa: S307 - our own annotation
+        return tuple(eval(text, {"Literal": Literal}).__args__)
     return ()
 
 

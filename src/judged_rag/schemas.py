@@ -103,7 +103,7 @@ class RelevanceJudgment(_Lenient):
         if not hits:
             return None
         label = min(hits)[1]
-        return cls(label=label, reason=text.strip()[:200])  # type: ignore[arg-type]
+        return cls(label=label, reason=text.strip()[:200])
 
 
 class SupportCheck(_Lenient):
@@ -126,7 +126,8 @@ class QueryRewrite(_Lenient):
         description="Alternative wordings of the question parts the documents did not cover.",
     )
     pseudo_document: str = Field(
-        default="", description="Two sentences that a document answering the question would contain."
+        default="",
+        description="Two sentences that a document answering the question would contain.",
     )
 
     _syn = field_validator("synonyms", mode="before")(_str_list)

@@ -31,5 +31,9 @@ def build_web_search(cfg: Configuration) -> BaseRetriever:
     try:
         from judged_rag.components.web_search import make_web_search
     except ImportError as exc:
-        raise ComponentError(f"web search backend {cfg.web_search!r} is unavailable ({exc})") from exc
+        raise ComponentError(
+            f"web search backend {cfg.web_search!r} is unavailable ({exc})"
+        ) from exc
+    if cfg.web_search == "none":
+        raise ComponentError("web_search='none' selects no backend")
     return make_web_search(cfg.web_search, k=cfg.web_k)

@@ -64,10 +64,9 @@ def is_retryable(exc: BaseException) -> bool:
         return True
     if isinstance(exc, httpx.HTTPStatusError):
         return 500 <= exc.response.status_code < 600 or exc.response.status_code == 429
-    if isinstance(exc, ValueError | TypeError | LookupError | AttributeError | RuntimeError):
-        return False
-    # Provider SDK errors (openai.APIConnectionError, RateLimitError, 5xx...) land here.
-    return True
+    # Programming errors are not transient; provider SDK errors (openai.APIConnectionError,
+    # RateLimitError, 5xx...) are not in this list and are retried.
+    return not isinstance(exc, ValueError | TypeError | LookupError | AttributeError | RuntimeError)
 
 
 def llm_retry_policy(max_attempts: int = 3, initial_interval: float = 0.5) -> RetryPolicy:
@@ -118,9 +117,15 @@ def call_cost(ctx: CallContext, message: BaseMessage | None, *, rounds: bool = T
     )
 
 
-def internal(model: BaseChatModel, node: str) -> Any:
-    """The model tagged out of the answer token stream and named for traces."""
-    return model.with_config(tags=[TAG_NOSTREAM, f"judged_rag:{node}"], run_name=f"judged_rag.{node}")
+def internal(runnable: Any, node: str) -> Any:
+    """A runnable tagged out of the answer token stream and named for traces.
+
+    Apply it last: `RunnableBinding` forwards `with_structured_output` to the bare
+    model, which would drop the tags.
+    """
+    return runnable.with_config(
+        tags=[TAG_NOSTREAM, f"judged_rag:{node}"], run_name=f"judged_rag.{node}"
+    )
 
 
 def structured_call(
@@ -137,7 +142,9 @@ def structured_call(
     """Ask `model` for a `schema` instance; see the module docstring for the guarantees."""
     runnable = internal(model, ctx.node)
     try:
-        bound = runnable.with_structured_output(schema, method=method, include_raw=True)
+        bound = internal(
+            model.with_structured_output(schema, method=method, include_raw=True), ctx.node
+        )
     except (NotImplementedError, ValueError, TypeError):
         # Backends without structured output: ask for JSON in the prompt, parse the text.
         bound = None
@@ -161,7 +168,7 @@ def structured_call(
             error = MalformedOutputError(f"{ctx.node}: unreadable reply {_preview(raw)}")
     except GraphBubbleUp:
         raise
-    except Exception as exc:  # noqa: BLE001 - every backend failure degrades, see below
+    except Exception as exc:
         error = exc
     cost = call_cost(ctx, raw, rounds=count_round)
     if error is None and value is not None:
@@ -178,7 +185,9 @@ def structured_call(
         "attempts": ctx.attempt,
         "default": default.model_dump(),
     }
-    return Outcome(value=default, cost=cost, events=[_event(ctx, "fallback", detail)], fallback=True)
+    return Outcome(
+        value=default, cost=cost, events=[_event(ctx, "fallback", detail)], fallback=True
+    )
 
 
 def text_call(
@@ -193,7 +202,7 @@ def text_call(
         message = model.invoke(list(messages), config)
     except GraphBubbleUp:
         raise
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         if not ctx.last_attempt and is_retryable(exc):
             raise
         detail = {"error": type(exc).__name__, "message": str(exc)[:300], "attempts": ctx.attempt}

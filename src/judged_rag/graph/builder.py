@@ -1,15 +1,16 @@
 """Assemble the judged-RAG workflow as one LangGraph `StateGraph`.
 
-    START → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ rewrite → retrieve
-                  │                                         └─ combine ─┬─ web_search → combine
-                  └─────────────────────────────────────────────────────┴─ generate → verify ─┬─ END
-                                                                             ↑ (bounded) ──────┘
+START → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ rewrite → retrieve
+              │                                         └─ combine ─┬─ web_search → combine
+              └─────────────────────────────────────────────────────┴─ generate → verify ─┬─ END
+                                                                         ↑ (bounded) ──────┘
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -65,18 +66,25 @@ def build_graph(
     """
     parts = components or Components()
     retry = llm_retry_policy(max_attempts=max_attempts, initial_interval=retry_interval)
-    llm = {"components": parts, "max_attempts": max_attempts}
-    builder = StateGraph(State, context_schema=Configuration, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("gate", partial(gate, components=parts))
-    builder.add_node("parse", partial(parse, **llm), retry_policy=retry)
-    builder.add_node("retrieve", partial(retrieve, components=parts))
-    builder.add_node("judge", partial(judge, **llm), retry_policy=retry)
-    builder.add_node("assess", partial(assess, **llm), retry_policy=retry)
-    builder.add_node("rewrite", partial(rewrite, **llm), retry_policy=retry)
-    builder.add_node("combine", combine)
-    builder.add_node("web_search", partial(web_search, **llm), retry_policy=retry)
-    builder.add_node("generate", partial(generate, **llm), retry_policy=retry)
-    builder.add_node("verify", partial(verify, **llm), retry_policy=retry)
+
+    def bind(node: Callable[..., dict[str, Any]], **extra: Any) -> Any:
+        # Components (and the attempt limit the node compares with) are injected here;
+        # LangGraph still passes state, config and runtime.
+        return partial(node, components=parts, **extra)
+
+    builder = StateGraph(
+        State, context_schema=Configuration, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node("gate", bind(gate))
+    builder.add_node("parse", bind(parse, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("retrieve", bind(retrieve))
+    builder.add_node("judge", bind(judge, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("assess", bind(assess, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("rewrite", bind(rewrite, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("combine", cast(Any, combine))  # needs no components
+    builder.add_node("web_search", bind(web_search, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("generate", bind(generate, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("verify", bind(verify, max_attempts=max_attempts), retry_policy=retry)
 
     builder.add_edge(START, "gate")
     builder.add_conditional_edges("gate", route_after_gate, ["parse", "generate"])

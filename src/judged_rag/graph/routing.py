@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -40,7 +39,9 @@ def route_after_retrieve(state: State) -> list[Send] | Literal["assess"]:
     return [
         Send(
             "judge",
-            JudgeTask(question=state["question"], components=components, document=doc, iteration=iteration),
+            JudgeTask(
+                question=state["question"], components=components, document=doc, iteration=iteration
+            ),
         )
         for doc in docs
     ]
@@ -68,7 +69,7 @@ def route_after_verify(
     state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
 ) -> Literal["generate", "__end__"]:
     """Regenerate when verify asked for it and the regeneration budget allows."""
-    if state.get("verdict") == "regenerate":
-        if state.get("regenerations", 0) <= _cfg(config, runtime).max_regenerations:
-            return "generate"
-    return END
+    budget = _cfg(config, runtime).max_regenerations
+    if state.get("verdict") == "regenerate" and state.get("regenerations", 0) <= budget:
+        return "generate"
+    return "__end__"  # langgraph.graph.END

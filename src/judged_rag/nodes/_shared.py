@@ -52,7 +52,8 @@ def numbered(docs: list[Doc], limit: int = 1200) -> str:
     if not docs:
         return ""
     parts = [
-        f'<document n="{i}" title="{fence(d["title"], 120)}">\n{fence(d["content"], limit)}\n</document>'
+        f'<document n="{i}" title="{fence(d["title"], 120)}">\n'
+        f"{fence(d['content'], limit)}\n</document>"
         for i, d in enumerate(docs, start=1)
     ]
     return "\n".join(parts) + "\n"

@@ -35,12 +35,21 @@ def is_supporting(judgment: Judgment) -> bool:
 def labelled(state: State, label: str) -> list[Doc]:
     """Documents with this label, best composite score first."""
     judged = latest_judgments(state)
-    docs = [d for d in state.get("documents") or [] if d["id"] in judged and judged[d["id"]]["label"] == label]
+    docs = [
+        d
+        for d in state.get("documents") or []
+        if d["id"] in judged and judged[d["id"]]["label"] == label
+    ]
     return sorted(docs, key=lambda d: -judged[d["id"]]["composite_score"])
 
 
 def assess(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    max_attempts: int = 1,
 ) -> dict[str, Any]:
     """Count the labels, decide sufficiency, and account for the judge rounds."""
     cfg = settings(config, runtime)
@@ -68,7 +77,11 @@ def assess(
                 SupportCheck,
                 [
                     SystemMessage(prompt.SYSTEM),
-                    HumanMessage(prompt.USER.format(question=state["question"], documents=numbered(candidates))),
+                    HumanMessage(
+                        prompt.USER.format(
+                            question=state["question"], documents=numbered(candidates)
+                        )
+                    ),
                 ],
                 config=config,
                 ctx=call_context("assess", runtime, max_attempts),
@@ -77,7 +90,7 @@ def assess(
             )
             sufficient = outcome.value.sufficient
             events.extend(outcome.events)
-            cost = {**outcome.cost, "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"]}  # type: ignore[typeddict-item]
+            cost = {**outcome.cost, "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"]}
         else:
             sufficient = False
     events.append(

@@ -65,7 +65,9 @@ def validate_input(state: State) -> tuple[str, list[str] | None, TaskType]:
     return question, options or None, resolved
 
 
-def gate(state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components) -> dict[str, Any]:
+def gate(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components
+) -> dict[str, Any]:
     """Validate the input, reset the run, and decide whether retrieval is needed."""
     cfg = settings(config, runtime)
     question, options, task = validate_input(state)
@@ -114,7 +116,7 @@ def _decide(
         if index is None or not distribution:
             return "retrieve", {"why": "no similarity distribution in the index; retrieving"}
         s_max = float(index.max_similarity(question))
-    except Exception as exc:  # noqa: BLE001 - a broken index must not stop the run
+    except Exception as exc:
         events.append(event("gate", "error", error=type(exc).__name__, message=str(exc)[:300]))
         return "retrieve", {"why": "gate failed; retrieving"}
     cutoff = float(np.percentile(np.asarray(distribution, dtype=float), cfg.gate_percentile))

@@ -61,7 +61,12 @@ def chosen_option(text: str, options: list[str]) -> str | None:
 
 
 def generate(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    max_attempts: int = 1,
 ) -> dict[str, Any]:
     """Write the answer from the knowledge the combination chose."""
     cfg = settings(config, runtime)

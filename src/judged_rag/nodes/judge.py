@@ -16,7 +16,14 @@ from langgraph.runtime import Runtime
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
 from judged_rag.configuration import Configuration
-from judged_rag.nodes._shared import call_context, composite_score, event, fence, settings, structured_method
+from judged_rag.nodes._shared import (
+    call_context,
+    composite_score,
+    event,
+    fence,
+    settings,
+    structured_method,
+)
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceJudgment
 from judged_rag.state import Alignment, JudgeTask, Judgment, zero_cost
@@ -38,19 +45,19 @@ def judge(
     doc = task["document"]
     score = composite_score(doc, cfg)
     base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
-    if cfg.prefilter and doc["similarity"] is not None:
-        if score >= cfg.prefilter_high or score <= cfg.prefilter_low:
-            label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
-            judgment = Judgment(
-                **base,  # type: ignore[typeddict-item]
-                label=label,
-                reason=f"composite score {score} past the pre-filter bound",
-                aligned_components=[],
-                alignment="unchecked",
-                alignment_ratio=0.0,
-                by="prefilter",
-            )
-            return {"judgments": [judgment], "trace": [_judged(judgment)], "cost": zero_cost()}
+    clear = score >= cfg.prefilter_high or score <= cfg.prefilter_low
+    if cfg.prefilter and doc["similarity"] is not None and clear:
+        label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
+        judgment = Judgment(
+            **base,  # type: ignore[typeddict-item]
+            label=label,
+            reason=f"composite score {score} past the pre-filter bound",
+            aligned_components=[],
+            alignment="unchecked",
+            alignment_ratio=0.0,
+            by="prefilter",
+        )
+        return {"judgments": [judgment], "trace": [_judged(judgment)], "cost": zero_cost()}
     model = components.judge(cfg)
     parts = task["components"]
     messages = [
@@ -85,7 +92,11 @@ def judge(
         alignment_ratio=ratio,
         by="fallback" if outcome.fallback else "llm",
     )
-    return {"judgments": [judgment], "cost": outcome.cost, "trace": [*outcome.events, _judged(judgment)]}
+    return {
+        "judgments": [judgment],
+        "cost": outcome.cost,
+        "trace": [*outcome.events, _judged(judgment)],
+    }
 
 
 def align(

@@ -19,7 +19,12 @@ MAX_COMPONENTS = 8
 
 
 def parse(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    max_attempts: int = 1,
 ) -> dict[str, Any]:
     """Split the question into components that alignment and rewriting use."""
     cfg = settings(config, runtime)

@@ -30,7 +30,7 @@ def retrieve(
     ranked: dict[str, tuple[float, Doc]] = {}
     try:
         retriever = components.knowledge_retriever(cfg)
-    except Exception as exc:  # noqa: BLE001 - no knowledge base: recorded, the run goes on
+    except Exception as exc:
         events.append(event("retrieve", "error", error=type(exc).__name__, message=str(exc)[:300]))
         retriever = None
     options = {"k": cfg.top_k, "fusion": cfg.fusion, "dense_weight": cfg.dense_weight}
@@ -40,9 +40,15 @@ def retrieve(
                 found = retriever.invoke(query, config, **options)  # type: ignore[union-attr]
             else:
                 found = retriever.invoke(query, config)  # type: ignore[union-attr]
-        except Exception as exc:  # noqa: BLE001 - a failing backend is recorded, not fatal
+        except Exception as exc:
             events.append(
-                event("retrieve", "error", query=query[:200], error=type(exc).__name__, message=str(exc)[:300])
+                event(
+                    "retrieve",
+                    "error",
+                    query=query[:200],
+                    error=type(exc).__name__,
+                    message=str(exc)[:300],
+                )
             )
             continue
         for rank, document in enumerate(found[: cfg.top_k]):

@@ -36,7 +36,12 @@ def ratio(judgment: Judgment) -> float:
 
 
 def rewrite(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    max_attempts: int = 1,
 ) -> dict[str, Any]:
     """Build the next round's queries and advance the iteration counter."""
     cfg = settings(config, runtime)
@@ -76,7 +81,23 @@ def rewrite(
         queries.append(f"{compensated}\n{pseudo}".strip())
         events.extend(outcome.events)
         out["cost"] = outcome.cost
-        events.append(event("rewrite", "compensated", missing=missing, synonyms=outcome.value.synonyms, pseudo_document=pseudo[:300]))
+        events.append(
+            event(
+                "rewrite",
+                "compensated",
+                missing=missing,
+                synonyms=outcome.value.synonyms,
+                pseudo_document=pseudo[:300],
+            )
+        )
     queries = queries[: cfg.rewrite_max_queries]
-    events.append(event("rewrite", "queries", iteration=iteration + 1, from_documents=len(well), queries=[q[:200] for q in queries]))
+    events.append(
+        event(
+            "rewrite",
+            "queries",
+            iteration=iteration + 1,
+            from_documents=len(well),
+            queries=[q[:200] for q in queries],
+        )
+    )
     return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}

@@ -23,7 +23,14 @@ from langgraph.runtime import Runtime
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
 from judged_rag.configuration import Configuration
-from judged_rag.nodes._shared import call_context, composite_score, event, numbered, settings, structured_method
+from judged_rag.nodes._shared import (
+    call_context,
+    composite_score,
+    event,
+    numbered,
+    settings,
+    structured_method,
+)
 from judged_rag.nodes.generate import cited_numbers
 from judged_rag.prompts import verify as prompt
 from judged_rag.schemas import Verification
@@ -50,7 +57,12 @@ def integrate(s_max: float | None, confidence: float, cfg: Configuration) -> Bas
 
 
 def verify(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    max_attempts: int = 1,
 ) -> dict[str, Any]:
     """Check the draft, then accept it, ask for another, or abstain."""
     cfg = settings(config, runtime)
@@ -64,7 +76,9 @@ def verify(
     s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
     if invalid:
-        events.append(event("verify", "invalid_citations", numbers=invalid, knowledge=len(knowledge)))
+        events.append(
+            event("verify", "invalid_citations", numbers=invalid, knowledge=len(knowledge))
+        )
     if cfg.verify:
         cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
         model = components.judge(cfg)
@@ -75,7 +89,9 @@ def verify(
                 SystemMessage(prompt.SYSTEM),
                 HumanMessage(
                     prompt.USER.format(
-                        documents=numbered(cited or knowledge), question=state["question"], answer=draft
+                        documents=numbered(cited or knowledge),
+                        question=state["question"],
+                        answer=draft,
                     )
                 ),
             ],
@@ -88,7 +104,10 @@ def verify(
         events.extend(outcome.events)
         supported = check.supported and not invalid
         confidence = check.confidence
-        claims = [*check.unsupported_claims, *(f"citation [{n}] points at no document" for n in invalid)]
+        claims = [
+            *check.unsupported_claims,
+            *(f"citation [{n}] points at no document" for n in invalid),
+        ]
     else:
         supported, confidence, claims = not invalid, 1.0, []
     basis = integrate(s_max, confidence, cfg)
@@ -109,7 +128,9 @@ def verify(
         return _finish(state, cfg, "abstain", None, "no_trusted_source", events, cost)
     if basis in ("retrieval", "combined") and knowledge and not supported:
         if regenerations < cfg.max_regenerations:
-            events.append(event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations))
+            events.append(
+                event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations)
+            )
             return {
                 "verdict": "regenerate",
                 "regenerations": regenerations + 1,
@@ -132,7 +153,7 @@ def _finish(
 ) -> dict[str, Any]:
     abstained = verdict == "abstain"
     started = state.get("started_at") or time.time()
-    cost = {**cost, "seconds": round(time.time() - started, 3)}  # type: ignore[typeddict-item]
+    cost = {**cost, "seconds": round(time.time() - started, 3)}
     retrieved = state.get("gate_route") == "retrieve"
     route = RouteSummary(
         task_type=state.get("resolved_task", "open"),
@@ -143,7 +164,11 @@ def _finish(
         knowledge=len(state.get("knowledge") or []),
         regenerations=state.get("regenerations", 0),
     )
-    events.append(event("verify", "abstained" if abstained else "accepted", reason=reason, basis=basis or "none"))
+    events.append(
+        event(
+            "verify", "abstained" if abstained else "accepted", reason=reason, basis=basis or "none"
+        )
+    )
     update: dict[str, Any] = {
         "verdict": verdict,
         "abstained": abstained,

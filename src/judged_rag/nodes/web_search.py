@@ -16,14 +16,26 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
-from judged_rag.nodes._shared import GRADES, call_context, event, settings, structured_method, to_doc
+from judged_rag.nodes._shared import (
+    GRADES,
+    call_context,
+    event,
+    settings,
+    structured_method,
+    to_doc,
+)
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
 from judged_rag.state import State, TraceEvent
 
 
 def web_search(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components, max_attempts: int = 1
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    max_attempts: int = 1,
 ) -> dict[str, Any]:
     """Search the web for the question and keep the results as K_W."""
     cfg = settings(config, runtime)
@@ -32,8 +44,10 @@ def web_search(
     out: dict[str, Any] = {"web_searched": True, "web_results": [], "needs_web": False}
     try:
         backend = components.web(cfg)
-    except Exception as exc:  # noqa: BLE001 - recorded; the run continues without the web
-        events.append(event("web_search", "error", error=type(exc).__name__, message=str(exc)[:300]))
+    except Exception as exc:
+        events.append(
+            event("web_search", "error", error=type(exc).__name__, message=str(exc)[:300])
+        )
         return {**out, "trace": events}
     if backend is None:
         events.append(event("web_search", "skipped", why="no web-search backend configured"))
@@ -52,14 +66,24 @@ def web_search(
     events.extend(outcome.events)
     try:
         found = backend.invoke(query, config)
-    except Exception as exc:  # noqa: BLE001 - a failing backend is recorded, not fatal
-        events.append(event("web_search", "error", query=query, error=type(exc).__name__, message=str(exc)[:300]))
+    except Exception as exc:
+        events.append(
+            event(
+                "web_search", "error", query=query, error=type(exc).__name__, message=str(exc)[:300]
+            )
+        )
         return {**out, "cost": outcome.cost, "trace": events}
     iteration = state.get("iteration", 0)
     docs = [to_doc(d, origin="web", iteration=iteration, reliability="F") for d in found]
     docs = [d for d in docs if d["content"].strip()][: cfg.web_k]
     docs.sort(key=lambda d: -GRADES[d["reliability"]])  # stable: backend rank within a grade
     events.append(
-        event("web_search", "searched", query=query, results=len(docs), sources=[d["source"] for d in docs])
+        event(
+            "web_search",
+            "searched",
+            query=query,
+            results=len(docs),
+            sources=[d["source"] for d in docs],
+        )
     )
     return {**out, "web_results": docs, "cost": outcome.cost, "trace": events}

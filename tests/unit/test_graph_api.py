@@ -1,0 +1,156 @@
+"""The graph as callers use it: async, streaming, threads, context, schemas."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessageChunk
+from langgraph.checkpoint.memory import InMemorySaver
+
+from judged_rag import Components, Configuration, build_graph
+from judged_rag.graph.builder import graph as exported_graph
+from tests.fakes import components, doc, generator, judge_model, label, scripted_retriever, verdict
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+APOLLO = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969.")
+Q = {"question": "When did Apollo 11 land?"}
+# One document per run, so judge order cannot vary; max_concurrency=1 would also
+# deadlock stream_mode="messages" (its stream waiter takes the only worker).
+CFG: dict[str, Any] = {"configurable": {"gate": False}}
+
+
+def parts(*answers: str, runs: int = 1) -> Components:
+    replies = [
+        components("Apollo 11"),
+        label("highly_relevant", "Apollo 11"),
+        verdict(True, 0.9),
+    ] * runs
+    return Components(
+        chat_model=generator(*answers),
+        judge_model=judge_model(*replies),
+        retriever=scripted_retriever(*([[APOLLO]] * runs)),
+    )
+
+
+def test_ainvoke_gives_the_same_result_as_invoke() -> None:
+    sync = build_graph(parts("In 1969 [1]."), retry_interval=0).invoke(Q, CFG)
+    result = asyncio.run(build_graph(parts("In 1969 [1]."), retry_interval=0).ainvoke(Q, CFG))
+    assert result["answer"] == sync["answer"] == "In 1969 [1]."
+    assert [e["event"] for e in result["trace"]] == [e["event"] for e in sync["trace"]]
+
+
+def test_only_the_answer_streams_as_tokens() -> None:
+    graph = build_graph(parts("Apollo 11 landed in 1969 [1]."), retry_interval=0)
+    chunks = []
+    for message, meta in graph.stream(Q, CFG, stream_mode="messages"):
+        chunks.append((meta["langgraph_node"], message))
+    assert chunks, "no tokens streamed"
+    assert {node for node, _ in chunks} == {"generate"}
+    assert all(isinstance(m, AIMessageChunk) for _, m in chunks)
+    assert len(chunks) > 3  # token by token, not one block
+    assert "".join(str(m.content) for _, m in chunks) == "Apollo 11 landed in 1969 [1]."
+
+
+def test_node_updates_stream_in_order() -> None:
+    graph = build_graph(parts("In 1969 [1]."), retry_interval=0)
+    nodes = [next(iter(update)) for update in graph.stream(Q, CFG, stream_mode="updates")]
+    assert nodes == [
+        "gate",
+        "parse",
+        "retrieve",
+        "judge",
+        "assess",
+        "combine",
+        "generate",
+        "verify",
+    ]
+
+
+def test_second_run_on_a_thread_resets_per_run_state() -> None:
+    graph = build_graph(
+        parts("In 1969 [1].", "In 1969 [1].", runs=2),
+        checkpointer=InMemorySaver(),
+        retry_interval=0,
+    )
+    config = {**CFG, "configurable": {**CFG["configurable"], "thread_id": "t1"}}
+    first = graph.invoke({**Q, "options": None}, config)
+    second = graph.invoke(Q, config)
+    assert first["cost"]["llm_calls"] == second["cost"]["llm_calls"] == 4
+    assert len(second["trace"]) == len(first["trace"])
+    state = graph.get_state(config).values
+    assert len(state["judgments"]) == 1 and len(state["documents"]) == 1
+    assert state["iteration"] == 0 and state["regenerations"] == 0
+
+
+def test_options_do_not_leak_into_the_next_run_on_a_thread() -> None:
+    p = Components(
+        chat_model=generator("B", "In 1969 [1]."),
+        judge_model=judge_model(
+            components("x"),
+            label("highly_relevant", "x"),
+            verdict(True, 0.9),
+            components("x"),
+            label("highly_relevant", "x"),
+            verdict(True, 0.9),
+        ),
+        retriever=scripted_retriever([APOLLO], [APOLLO]),
+    )
+    graph = build_graph(p, checkpointer=InMemorySaver(), retry_interval=0)
+    config = {**CFG, "configurable": {**CFG["configurable"], "thread_id": "t2"}}
+    closed = graph.invoke({"question": "Which year?", "options": ["1968", "1969"]}, config)
+    assert closed["route"]["task_type"] == "closed" and closed["answer"] == "1969"
+    opened = graph.invoke(Q, config)
+    assert opened["route"]["task_type"] == "open"
+
+
+def test_context_and_configurable_are_equivalent() -> None:
+    via_configurable = build_graph(parts("x [1]."), retry_interval=0).invoke(
+        Q, {"configurable": {"gate": False, "max_knowledge": 1}}
+    )
+    via_context = build_graph(parts("x [1]."), retry_interval=0).invoke(
+        Q, context=Configuration(gate=False, max_knowledge=1)
+    )
+    assert via_context["route"] == via_configurable["route"]
+    assert via_context["route"]["gate"] == "retrieve"
+
+
+def test_exported_graph_builds_without_keys_and_has_no_checkpointer() -> None:
+    assert exported_graph.checkpointer is None
+    assert exported_graph.name == "judged_rag"
+
+
+def _snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
+    )
+
+
+def test_mermaid_snapshot() -> None:
+    _snapshot("graph.mmd", exported_graph.get_graph().draw_mermaid())
+
+
+def _schema(model: Any) -> str:
+    return json.dumps(model, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_input_output_and_config_schema_snapshots() -> None:
+    _snapshot("input_schema.json", _schema(exported_graph.get_input_jsonschema()))
+    _snapshot("output_schema.json", _schema(exported_graph.get_output_jsonschema()))
+    _snapshot("context_schema.json", _schema(exported_graph.get_context_jsonschema()))
+
+
+def test_context_schema_has_descriptions_and_choices() -> None:
+    props = exported_graph.get_context_jsonschema()["properties"]
+    assert all(p.get("description") for p in props.values()), [
+        k for k, p in props.items() if not p.get("description")
+    ]
+    assert len(props["open_strategy"]["enum"]) == 8
+    assert props["web_search"]["enum"] == ["offline_wikipedia", "tavily", "duckduckgo", "none"]

@@ -1,0 +1,147 @@
+"""Malformed LLM output: recorded defaults and retries, never a crash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+
+from judged_rag import Components, build_graph
+from judged_rag.components.llm import CallContext, MalformedOutputError, structured_call
+from judged_rag.schemas import RelevanceJudgment, Verification
+from tests.fakes import (
+    components,
+    doc,
+    generator,
+    judge_model,
+    label,
+    scripted_retriever,
+    tool,
+    verdict,
+)
+
+APOLLO = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969.")
+
+
+def run(judge_replies: list[AIMessage], max_attempts: int, **settings: Any) -> dict[str, Any]:
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(*judge_replies),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    graph = build_graph(parts, max_attempts=max_attempts, retry_interval=0)
+    config = {
+        "max_concurrency": 1,
+        "configurable": {"gate": False, "max_iterations": 1, "web_search": "none", **settings},
+    }
+    return graph.invoke({"question": "When did Apollo 11 land?"}, config)  # type: ignore[arg-type,return-value]
+
+
+def judged(out: dict[str, Any]) -> dict[str, Any]:
+    return next(e["detail"] for e in out["trace"] if e["event"] == "judged")
+
+
+GARBAGE = [
+    AIMessage(content="lol I am a banana"),
+    AIMessage(content=""),
+    AIMessage(content='{"label": "extremely relevant"}'),
+    tool("RelevanceJudgment", label=42),
+    tool("RelevanceJudgment", reason="no label at all"),
+    AIMessage(content='{"label": "highly_rel'),  # truncated JSON
+]
+
+
+@pytest.mark.parametrize("reply", GARBAGE, ids=range(len(GARBAGE)))
+def test_garbage_judgment_becomes_recorded_default(reply: AIMessage) -> None:
+    out = run([components("Apollo 11"), reply, verdict(True, 0.9)], max_attempts=1)
+    j = judged(out)
+    assert j["label"] == "somewhat_relevant" and j["by"] == "fallback"
+    fallback = [e for e in out["trace"] if e["node"] == "judge" and e["event"] == "fallback"]
+    assert fallback and fallback[0]["detail"]["default"]["label"] == "somewhat_relevant"
+    assert out["answer"]  # the run completed
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        tool("RelevanceJudgment", label="Highly Relevant", aligned=["Apollo 11"]),
+        tool("RelevanceJudgment", label="[HIGHLY-RELEVANT]", aligned="Apollo 11"),
+        AIMessage(
+            content='Sure! ```json\n{"label": "highly relevant", "aligned": ["Apollo 11"]}\n```'
+        ),
+        AIMessage(content="This document is Highly Relevant: it gives the date."),
+    ],
+    ids=["spaced", "bracketed", "fenced-json", "prose"],
+)
+def test_misspelled_or_wrapped_labels_are_read(reply: AIMessage) -> None:
+    out = run([components("Apollo 11"), reply, verdict(True, 0.9)], max_attempts=1)
+    assert judged(out)["label"] == "highly_relevant"
+    assert judged(out)["by"] == "llm"
+
+
+def test_malformed_reply_is_retried_by_the_retry_policy() -> None:
+    out = run(
+        [
+            components("Apollo 11"),
+            AIMessage(content="???"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(True, 0.9),
+        ],
+        max_attempts=2,
+    )
+    assert judged(out)["by"] == "llm" and judged(out)["label"] == "highly_relevant"
+    retried = [e for e in out["trace"] if e["event"] == "retried"]
+    assert retried == [{"node": "judge", "event": "retried", "detail": {"attempts": 2}}]
+    # The failed attempt is paid for: parse + 2 judge attempts + verify + generate.
+    assert out["cost"]["llm_calls"] == 5
+
+
+def test_malformed_verification_is_not_trusted() -> None:
+    out = run(
+        [
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            AIMessage(content="yes it is fine"),
+        ],
+        max_attempts=1,
+        max_regenerations=0,
+    )
+    assert out["abstained"] is True
+    assert any(e["node"] == "verify" and e["event"] == "fallback" for e in out["trace"])
+
+
+def test_structured_call_raises_for_retry_then_defaults_on_last_attempt() -> None:
+    default = RelevanceJudgment(label="not_relevant")
+    messages = [HumanMessage("q")]
+    with pytest.raises(MalformedOutputError):
+        structured_call(
+            judge_model(AIMessage(content="nope")),
+            RelevanceJudgment,
+            messages,
+            config={},
+            ctx=CallContext("judge", attempt=1, max_attempts=2),
+            default=default,
+        )
+    last = structured_call(
+        judge_model(AIMessage(content="nope")),
+        RelevanceJudgment,
+        messages,
+        config={},
+        ctx=CallContext("judge", attempt=2, max_attempts=2),
+        default=default,
+    )
+    assert last.fallback and last.value == default
+    assert last.cost["llm_calls"] == 2 and last.events[0]["event"] == "fallback"
+
+
+def test_verification_accepts_percent_confidence() -> None:
+    out = structured_call(
+        judge_model(tool("Verification", supported="true", confidence="85%")),
+        Verification,
+        [HumanMessage("q")],
+        config={},
+        ctx=CallContext("verify"),
+        default=Verification(supported=False, confidence=0.0),
+    )
+    assert out.value.supported is True and out.value.confidence == pytest.approx(0.85)

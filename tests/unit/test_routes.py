@@ -1,0 +1,348 @@
+"""One end-to-end test per route of the graph, with LangChain's fakes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.runnables import RunnableLambda
+
+from judged_rag import Components, build_graph
+from judged_rag.components.gate import VectorCandidatesGate
+from tests.fakes import (
+    components,
+    doc,
+    failing,
+    generator,
+    judge_model,
+    keywords,
+    label,
+    rewrite,
+    scripted_retriever,
+    verdict,
+)
+
+APOLLO = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969.")
+MOON = doc("moon", "The Moon is Earth's only natural satellite.")
+SATURN = doc("saturn", "Saturn V was the rocket of the Apollo programme.")
+WIKI = doc("wiki", "Apollo 11 was the first crewed Moon landing, in July 1969.", reliability="B")
+QUESTION = "When did Apollo 11 land on the Moon?"
+
+
+def run(
+    components: Components, inputs: dict[str, Any] | None = None, **settings: Any
+) -> dict[str, Any]:
+    graph = build_graph(components, retry_interval=0)
+    config = {"max_concurrency": 1, "configurable": {"gate": False, **settings}}
+    return graph.invoke(inputs or {"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
+
+
+def events(
+    out: dict[str, Any], node: str | None = None, name: str | None = None
+) -> list[dict[str, Any]]:
+    return [
+        e
+        for e in out["trace"]
+        if (node is None or e["node"] == node) and (name is None or e["event"] == name)
+    ]
+
+
+def test_gate_sends_out_of_domain_question_straight_to_generation() -> None:
+    chunks = ["Apollo 11 landed on the Moon on 20 July 1969.", "The Moon is a satellite."]
+    gate = VectorCandidatesGate(
+        DeterministicFakeEmbedding(size=64), chunks, similarities=[0.6, 0.7, 0.8, 0.9]
+    )
+    retriever = scripted_retriever([APOLLO])
+    parts = Components(
+        chat_model=generator("Paris is the capital of France."),
+        judge_model=judge_model(verdict(True, 0.9)),
+        retriever=retriever,
+        gate_index=gate,
+    )
+    out = run(parts, {"question": "What is the capital of France?"}, gate=True)
+    route = events(out, "gate", "route")[0]["detail"]
+    assert route["route"] == "direct"
+    assert route["s_max"] < route["cutoff"]
+    assert retriever.queries == []  # type: ignore[attr-defined]
+    assert out["route"]["gate"] == "direct" and out["route"]["iterations"] == 0
+    assert out["basis"] == "model" and not out["abstained"]
+    assert out["answer"] == "Paris is the capital of France."
+    assert out["cost"]["llm_calls"] == 2
+
+
+def test_gate_sends_in_domain_question_to_retrieval() -> None:
+    chunks = [QUESTION, "The Moon is a satellite."]
+    gate = VectorCandidatesGate(
+        DeterministicFakeEmbedding(size=64), chunks, similarities=[0.6, 0.7, 0.8, 0.9]
+    )
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(["Apollo 11", "land", "the Moon"]),
+            label("highly_relevant", "Apollo 11", "land", "the Moon"),
+            verdict(True, 0.9),
+        ),
+        retriever=scripted_retriever([APOLLO]),
+        gate_index=gate,
+    )
+    out = run(parts, gate=True)
+    route = events(out, "gate", "route")[0]["detail"]
+    assert route["route"] == "retrieve" and route["s_max"] >= route["cutoff"]
+    assert out["citations"][0]["doc_id"] == "apollo"
+
+
+def test_gate_without_distribution_falls_back_to_retrieval_and_says_so() -> None:
+    gate = VectorCandidatesGate(DeterministicFakeEmbedding(size=16), ["x"], similarities=None)
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components("Apollo 11"), label("highly_relevant", "Apollo 11"), verdict()
+        ),
+        retriever=scripted_retriever([APOLLO]),
+        gate_index=gate,
+    )
+    out = run(parts, gate=True)
+    assert "no similarity distribution" in events(out, "gate", "route")[0]["detail"]["why"]
+    assert out["route"]["gate"] == "retrieve"
+
+
+def test_highly_relevant_document_goes_to_generation_with_citation() -> None:
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(["Apollo 11", "land", "the Moon"]),
+            label("highly_relevant", "Apollo 11", "land", "the Moon"),
+            label("not_relevant"),
+            verdict(True, 0.9),
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    out = run(parts)
+    assert out["abstained"] is False and out["basis"] == "combined"
+    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
+    assert out["route"] == {
+        "task_type": "open",
+        "gate": "retrieve",
+        "iterations": 1,
+        "web_searched": False,
+        "combination": "D_H ∪≠∅ (D_S ∪ K_W)",
+        "knowledge": 1,
+        "regenerations": 0,
+    }
+    labels = {e["detail"]["doc_id"]: e["detail"]["label"] for e in events(out, "judge", "judged")}
+    assert labels == {"apollo": "highly_relevant", "saturn": "not_relevant"}
+    # parse, 2 judges, verify on the judge model; generate on the generator.
+    assert out["cost"]["llm_calls"] == 5
+    assert out["cost"]["llm_rounds"] == 4  # parse, judge fan-out (one round), generate, verify
+
+
+def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat() -> None:
+    web = scripted_retriever([WIKI])
+    parts = Components(
+        chat_model=generator("In July 1969 [2]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("somewhat_relevant", "Apollo 11"),
+            label("not_relevant"),
+            keywords("Apollo 11 Moon landing date"),
+            verdict(True, 0.8),
+        ),
+        retriever=scripted_retriever([MOON, SATURN]),
+        web_search=web,
+    )
+    out = run(parts, max_iterations=1)
+    assert web.queries == ["Apollo 11 Moon landing date"]  # type: ignore[attr-defined]
+    assert out["route"]["web_searched"] is True
+    combined = events(out, "combine", "combined")[0]["detail"]
+    assert combined["chosen"] == ["moon", "wiki"]  # D_S ∪ K_W, no Not Relevant
+    assert [c["doc_id"] for c in out["citations"]] == ["wiki"]
+    assert events(out, "combine", "needs_web")
+
+
+def test_closed_question_without_highly_relevant_answers_without_knowledge() -> None:
+    gen = generator("B. 1969 is when Apollo 11 landed.")
+    parts = Components(
+        chat_model=gen,
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("somewhat_relevant"),
+            label("not_relevant"),
+            verdict(True, 0.7),
+        ),
+        retriever=scripted_retriever([MOON, SATURN]),
+    )
+    out = run(
+        parts,
+        {"question": "In which year did Apollo 11 land?", "options": ["1959", "1969", "1979"]},
+        max_iterations=1,
+    )
+    assert out["answer"] == "1969"
+    assert out["route"]["task_type"] == "closed" and out["route"]["knowledge"] == 0
+    assert out["route"]["web_searched"] is False  # D_H ∪≠∅ ∅ never reaches K_W
+    assert events(out, "generate", "generated")[0]["detail"]["from_model_only"] is True
+    assert out["basis"] == "model" and out["citations"] == []
+
+
+def test_rewrite_loop_reaches_sufficiency_on_second_iteration() -> None:
+    retriever = scripted_retriever([MOON], [MOON, APOLLO])
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(["Apollo 11", "land", "the Moon"]),
+            label("somewhat_relevant", "the Moon"),
+            rewrite("touch down", pseudo="Apollo 11 touched down on the lunar surface."),
+            label("highly_relevant", "Apollo 11", "land", "the Moon"),
+            verdict(True, 0.9),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts)
+    assert out["route"]["iterations"] == 2
+    assert out["route"]["web_searched"] is False
+    queries = retriever.queries  # type: ignore[attr-defined]
+    assert queries[0] == QUESTION
+    assert "touch down" in queries[1] and "lunar surface" in queries[1]
+    # MOON was found again in round 2 and not judged twice; both documents are kept.
+    judged = [e["detail"]["doc_id"] for e in events(out, "judge", "judged")]
+    assert judged == ["moon", "apollo"]
+    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
+    assessed = [e["detail"]["sufficient"] for e in events(out, "assess", "assessed")]
+    assert assessed == [False, True]
+
+
+def test_rewrite_loop_stops_at_max_iterations() -> None:
+    docs = [doc(f"d{i}", f"Unrelated fact number {i}.") for i in range(3)]
+    retriever = scripted_retriever([docs[0]], [docs[1]], [docs[2]], [doc("never", "never reached")])
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("somewhat_relevant"),
+            rewrite("Apollo eleven"),
+            label("somewhat_relevant"),
+            rewrite("lunar mission"),
+            label("somewhat_relevant"),
+            verdict(True, 0.9),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, max_iterations=3, web_search="none")
+    assert out["route"]["iterations"] == 3
+    assert len(retriever.queries) == 3  # type: ignore[attr-defined]
+    assert len(events(out, "rewrite", "queries")) == 2
+    assert events(out, "web_search", "skipped")
+    assert events(out, "combine", "combined")[0]["detail"]["chosen"] == ["d0", "d1", "d2"]
+
+
+def test_unsupported_answer_is_regenerated_then_abstained() -> None:
+    gen = generator("Apollo 11 landed in 1972 [1].", "Apollo 11 landed in 1970 [1].")
+    parts = Components(
+        chat_model=gen,
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(False, 0.9, ["landed in 1972"]),
+            verdict(False, 0.9, ["landed in 1970"]),
+        ),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    out = run(parts, max_regenerations=1)
+    assert out["abstained"] is True
+    assert out["answer"] == "Unknown" and out["reason"] == "unsupported_claims"
+    assert out["route"]["regenerations"] == 1
+    assert len(events(out, "generate", "generated")) == 2
+    assert events(out, "verify", "regenerate")[0]["detail"] == {"attempt": 1, "of": 1}
+
+
+def test_regeneration_feedback_reaches_the_generator_and_can_succeed() -> None:
+    gen = generator("Apollo 11 landed in 1972 [1].", "Apollo 11 landed in 1969 [1].")
+    parts = Components(
+        chat_model=gen,
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(False, 0.9, ["landed in 1972"]),
+            verdict(True, 0.9),
+        ),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    graph = build_graph(parts, retry_interval=0)
+    cfg = {"max_concurrency": 1, "configurable": {"gate": False}}
+    states = list(graph.stream({"question": QUESTION}, cfg, stream_mode="values"))
+    assert states[-1]["answer"] == "Apollo 11 landed in 1969 [1]."
+    assert any(s.get("feedback") == ["landed in 1972"] for s in states)
+
+
+def test_low_retrieval_score_and_low_confidence_abstain_with_unknown() -> None:
+    parts = Components(
+        chat_model=generator("Maybe 1970 [1]."),
+        judge_model=judge_model(
+            components("Apollo 11"), label("highly_relevant", "Apollo 11"), verdict(True, 0.1)
+        ),
+        retriever=scripted_retriever(
+            [doc("weak", "Apollo 11 landed in 1969.", similarity=0.05, reliability="E")]
+        ),
+    )
+    out = run(parts, t_r=0.5, t_m=0.5)
+    assert out["abstained"] is True and out["answer"] == "Unknown"
+    assert out["reason"] == "no_trusted_source"
+    checked = events(out, "verify", "checked")[0]["detail"]
+    assert checked["s_max"] < 0.5 and checked["confidence"] < 0.5
+
+
+def test_citation_to_missing_document_is_caught() -> None:
+    parts = Components(
+        chat_model=generator("In 1969 [7].", "In 1969 [7]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(True, 0.9),
+            verdict(True, 0.9),
+        ),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    out = run(parts, max_regenerations=1)
+    assert out["abstained"] is True and out["reason"] == "unsupported_claims"
+    assert events(out, "verify", "invalid_citations")[0]["detail"]["numbers"] == [7]
+
+
+def test_failing_retriever_and_web_backend_are_recorded_and_the_run_completes() -> None:
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(components("Apollo 11"), keywords("Apollo 11"), verdict(True, 0.8)),
+        retriever=RunnableLambda(failing(ConnectionError("index server down"))),  # type: ignore[arg-type]
+        web_search=RunnableLambda(failing(TimeoutError("search timed out"))),  # type: ignore[arg-type]
+    )
+    out = run(parts, max_iterations=1)
+    errors = events(out, name="error")
+    assert {e["node"] for e in errors} == {"retrieve", "web_search"}
+    assert errors[0]["detail"]["error"] == "ConnectionError"
+    assert errors[1]["detail"]["message"] == "search timed out"
+    assert out["route"]["knowledge"] == 0 and out["basis"] == "model"
+
+
+def test_generator_failure_abstains_with_reason() -> None:
+    parts = Components(
+        chat_model=RunnableLambda(failing(ValueError("model exploded"))),  # type: ignore[arg-type]
+        judge_model=judge_model(components("Apollo 11"), label("highly_relevant", "Apollo 11")),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    out = run(parts)
+    assert out["abstained"] is True and out["reason"] == "generation_failed"
+    assert events(out, "generate", "error")[0]["detail"]["message"] == "model exploded"
+
+
+@pytest.mark.parametrize("question", ["", "   \n\t", "\x00\x01"])
+def test_empty_question_is_a_clear_error(question: str) -> None:
+    from judged_rag.nodes.gate import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="question is empty"):
+        run(Components(), {"question": question})
+
+
+def test_options_with_open_task_type_is_a_clear_error() -> None:
+    from judged_rag.nodes.gate import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="task_type is 'open'"):
+        run(Components(), {"question": "Which?", "options": ["a", "b"], "task_type": "open"})
