@@ -1,0 +1,218 @@
+"""The `judged-rag` command line: index documents, ask questions, list settings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from judged_rag.configuration import PRESETS, STRATEGIES, Configuration
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+
+def _parse_sets(pairs: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set expects key=value, got {pair!r}")
+        key = key.strip()
+        if key in ("open_strategy", "closed_strategy") and value.strip().isdigit():
+            number = int(value)
+            if not 1 <= number <= len(STRATEGIES):
+                raise ValueError(f"{key}: strategy numbers go from 1 to {len(STRATEGIES)}")
+            value = STRATEGIES[number - 1]
+        values[key] = value.strip()
+    return values
+
+
+def configuration_from_args(args: argparse.Namespace) -> Configuration:
+    """The run's configuration: preset, then --set values, then dedicated flags."""
+    values: dict[str, Any] = {"preset": args.preset, **_parse_sets(args.set or [])}
+    if getattr(args, "index", None):
+        values["index_dir"] = str(Path(args.index).expanduser())
+    if getattr(args, "model", None):
+        values["model"] = args.model
+    return Configuration.from_mapping(values, strict=True)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from judged_rag.graph.builder import build_graph
+
+    cfg = configuration_from_args(args)
+    inputs: dict[str, Any] = {"question": args.question}
+    if args.option:
+        inputs["options"] = list(args.option)
+    if args.task:
+        inputs["task_type"] = args.task
+    graph = build_graph()
+    result = graph.invoke(inputs, context=cfg)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    else:
+        print(render(result, show_trace=args.trace))
+    return 0
+
+
+def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
+    """A run's result for people: answer, citations, route, abstention, cost."""
+    lines = [f"Answer: {result.get('answer', '')}"]
+    citations = result.get("citations") or []
+    if citations:
+        lines.append("Citations:")
+        lines += [f"  [{c['number']}] {c['title']} — {c['source']}" for c in citations]
+    trace = result.get("trace") or []
+    route = result.get("route") or {}
+    gate = next((e["detail"] for e in trace if e["node"] == "gate" and e["event"] == "route"), {})
+    gate_text = route.get("gate", "?")
+    if "s_max" in gate:
+        gate_text += f" (s_max {gate['s_max']} vs cut-off {gate['cutoff']})"
+    elif "why" in gate:
+        gate_text += f" ({gate['why']})"
+    labels = Counter(e["detail"]["label"] for e in trace if e["event"] == "judged")
+    by = Counter(e["detail"]["by"] for e in trace if e["event"] == "judged")
+    lines.append("Route:")
+    lines.append(f"  task: {route.get('task_type', '?')}   gate: {gate_text}")
+    if route.get("gate") == "retrieve":
+        label_text = (
+            ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(labels.items())) or "none"
+        )
+        lines.append(
+            f"  iterations: {route.get('iterations')}   judgments: {label_text}  (by {dict(by)})"
+        )
+        lines.append(
+            f"  web searched: {'yes' if route.get('web_searched') else 'no'}   "
+            f"combination: {route.get('combination')}   knowledge used: {route.get('knowledge')}"
+        )
+    lines.append(f"  basis: {result.get('basis')}   regenerations: {route.get('regenerations', 0)}")
+    incidents = [e for e in trace if e["event"] in ("error", "fallback")]
+    if incidents:
+        lines.append("Incidents:")
+        lines += [
+            f"  {e['node']}: {e['event']} {e['detail'].get('error', '')} {e['detail'].get('message', '')}".rstrip()
+            for e in incidents
+        ]
+    if result.get("abstained"):
+        lines.append(f"Abstained: yes ({result.get('reason')})")
+    else:
+        lines.append("Abstained: no")
+    cost = result.get("cost") or {}
+    lines.append(
+        f"Cost: {cost.get('llm_calls', 0)} LLM calls in {cost.get('llm_rounds', 0)} sequential rounds, "
+        f"{cost.get('input_tokens', 0)} tokens in / {cost.get('output_tokens', 0)} out, "
+        f"{cost.get('seconds', 0.0):.1f} s"
+    )
+    if show_trace:
+        lines.append("Trace:")
+        lines += [
+            f"  {e['node']:<10} {e['event']:<16} {json.dumps(e['detail'], ensure_ascii=False, default=str)}"
+            for e in trace
+        ]
+    return "\n".join(lines)
+
+
+def _index(args: argparse.Namespace) -> int:
+    from judged_rag.indexing import build_index
+
+    query_model = None
+    if args.pseudo_queries > 0:
+        from judged_rag.components.models import load_chat_model
+
+        query_model = load_chat_model(args.model or Configuration().model)
+    stats = build_index(
+        [Path(p).expanduser() for p in args.paths],
+        Path(args.index).expanduser(),
+        query_model=query_model,
+        pseudo_queries=args.pseudo_queries,
+        progress=not args.quiet,
+    )
+    print(json.dumps(stats.__dict__, indent=2, default=str))
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> int:
+    cfg = Configuration.from_mapping({"preset": args.preset})
+    for f in fields(Configuration):
+        print(f"{f.name} = {getattr(cfg, f.name)!r}\n    {f.metadata.get('description', '')}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="judged-rag", description="Retrieval-augmented answers that judge what they retrieve."
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--preset", choices=list(PRESETS), default="default", help="named bundle of settings"
+        )
+        p.add_argument(
+            "--set",
+            action="append",
+            metavar="KEY=VALUE",
+            help="any setting (see `judged-rag settings`)",
+        )
+
+    ask = sub.add_parser("ask", help="answer a question")
+    ask.add_argument("question")
+    ask.add_argument(
+        "--option", action="append", help="an answer option (repeat); makes the task closed-ended"
+    )
+    ask.add_argument("--task", choices=["open", "closed"], help="override the task type")
+    ask.add_argument("--index", help="index directory (default: the sample knowledge base)")
+    ask.add_argument(
+        "--model", help="chat model, e.g. local:qwen2.5-coder-0.5b or openai:gpt-4o-mini"
+    )
+    ask.add_argument("--json", action="store_true", help="print the full result as JSON")
+    ask.add_argument("--trace", action="store_true", help="print every trace event")
+    common(ask)
+    ask.set_defaults(func=_ask)
+
+    index = sub.add_parser("index", help="index files or folders (text, Markdown, HTML, PDF)")
+    index.add_argument("paths", nargs="+")
+    index.add_argument("--index", required=True, help="index directory to create or update")
+    index.add_argument(
+        "--pseudo-queries", type=int, default=200, help="chunks sampled for the gate (0: none)"
+    )
+    index.add_argument("--model", help="chat model writing the pseudo-queries")
+    index.add_argument("--quiet", action="store_true", help="no progress bars")
+    index.set_defaults(func=_index)
+
+    settings = sub.add_parser("settings", help="list every setting with its value and meaning")
+    settings.add_argument("--preset", choices=list(PRESETS), default="default")
+    settings.set_defaults(func=_settings)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `judged-rag` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    from judged_rag.components import ComponentError
+    from judged_rag.nodes.gate import InvalidInputError
+
+    try:
+        code: int = args.func(args)
+    except (InvalidInputError, ComponentError, ValueError, FileNotFoundError) as exc:
+        print(f"judged-rag: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("judged-rag: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
