@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from judged_rag.configuration import PRESETS, STRATEGIES, Configuration
+from judged_rag.state import InputState
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -48,13 +49,13 @@ def _ask(args: argparse.Namespace) -> int:
     from judged_rag.graph.builder import build_graph
 
     cfg = configuration_from_args(args)
-    inputs: dict[str, Any] = {"question": args.question}
+    inputs: InputState = {"question": args.question}
     if args.option:
         inputs["options"] = list(args.option)
     if args.task:
         inputs["task_type"] = args.task
     graph = build_graph()
-    result = graph.invoke(inputs, context=cfg)
+    result: dict[str, Any] = graph.invoke(inputs, context=cfg)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:
@@ -71,7 +72,9 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
         lines += [f"  [{c['number']}] {c['title']} — {c['source']}" for c in citations]
     trace = result.get("trace") or []
     route = result.get("route") or {}
-    gate = next((e["detail"] for e in trace if e["node"] == "gate" and e["event"] == "route"), {})
+    gate: dict[str, Any] = next(
+        (e["detail"] for e in trace if e["node"] == "gate" and e["event"] == "route"), {}
+    )
     gate_text = route.get("gate", "?")
     if "s_max" in gate:
         gate_text += f" (s_max {gate['s_max']} vs cut-off {gate['cutoff']})"
@@ -96,26 +99,26 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
     incidents = [e for e in trace if e["event"] in ("error", "fallback")]
     if incidents:
         lines.append("Incidents:")
-        lines += [
-            f"  {e['node']}: {e['event']} {e['detail'].get('error', '')} {e['detail'].get('message', '')}".rstrip()
-            for e in incidents
-        ]
+        for e in incidents:
+            detail = e["detail"]
+            what = f"{detail.get('error', '')} {detail.get('message', '')}".strip()
+            lines.append(f"  {e['node']}: {e['event']} {what}".rstrip())
     if result.get("abstained"):
         lines.append(f"Abstained: yes ({result.get('reason')})")
     else:
         lines.append("Abstained: no")
     cost = result.get("cost") or {}
     lines.append(
-        f"Cost: {cost.get('llm_calls', 0)} LLM calls in {cost.get('llm_rounds', 0)} sequential rounds, "
+        f"Cost: {cost.get('llm_calls', 0)} LLM calls in "
+        f"{cost.get('llm_rounds', 0)} sequential rounds, "
         f"{cost.get('input_tokens', 0)} tokens in / {cost.get('output_tokens', 0)} out, "
         f"{cost.get('seconds', 0.0):.1f} s"
     )
     if show_trace:
         lines.append("Trace:")
-        lines += [
-            f"  {e['node']:<10} {e['event']:<16} {json.dumps(e['detail'], ensure_ascii=False, default=str)}"
-            for e in trace
-        ]
+        for e in trace:
+            detail = json.dumps(e["detail"], ensure_ascii=False, default=str)
+            lines.append(f"  {e['node']:<10} {e['event']:<16} {detail}")
     return "\n".join(lines)
 
 
