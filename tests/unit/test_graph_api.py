@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessageChunk
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -154,3 +158,50 @@ def test_context_schema_has_descriptions_and_choices() -> None:
     ]
     assert len(props["open_strategy"]["enum"]) == 8
     assert props["web_search"]["enum"] == ["offline_wikipedia", "tavily", "duckduckgo", "none"]
+
+
+class InFlight(BaseCallbackHandler):
+    """Counts chat-model calls running at the same time (LangChain callbacks)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+
+    def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+
+    def on_llm_end(self, *args: Any, **kwargs: Any) -> None:
+        with self.lock:
+            self.now -= 1
+
+
+@pytest.mark.parametrize("limit", [1, 2, 4])
+def test_judge_concurrency_caps_parallel_judge_calls(limit: int) -> None:
+    docs = [doc(f"d{i}", f"Fact {i} about Apollo 11.") for i in range(6)]
+    # FakeListChatModel has no tool calling: the judge reads its JSON text (tolerant path).
+    judge = FakeListChatModel(responses=['{"label": "highly_relevant", "aligned": []}'], sleep=0.15)
+    p = Components(
+        chat_model=generator("x [1]."),
+        judge_model=judge,
+        retriever=scripted_retriever(docs),
+    )
+    counter = InFlight()
+    graph = build_graph(p, retry_interval=0)
+    out = graph.invoke(
+        Q,
+        {
+            "callbacks": [counter],
+            "configurable": {
+                "gate": False,
+                "alignment": False,
+                "verify": False,
+                "judge_concurrency": limit,
+            },
+        },
+    )
+    assert len([e for e in out["trace"] if e["event"] == "judged"]) == 6
+    assert counter.most == limit
+    assert out["cost"]["llm_rounds"] == -(-6 // limit) + 1  # judge rounds + generate
