@@ -1,0 +1,567 @@
+"""Build (or incrementally rebuild) an index from files.
+
+Load documents -> split into sentences (nupunkt) -> semantic chunks (ChunkRAG) -> embed ->
+drop near-duplicates -> FAISS + BM25 -> pseudo-queries for the gate (CAG) -> save.
+Files whose content hash has not changed keep their stored chunks and vectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from judged_rag.indexing import store
+from judged_rag.indexing.chunking import (
+    CHUNK_THRESHOLD,
+    DEDUP_THRESHOLD,
+    MAX_CHUNK_CHARS,
+    join_chunk,
+    near_duplicates,
+    normalize,
+    prepare_sentences,
+    semantic_chunks,
+)
+from judged_rag.indexing.errors import IndexBuildError, IndexFormatError
+from judged_rag.indexing.loaders import collect_files, describe, file_hash, load_file
+from judged_rag.indexing.store import Chunk, IndexStore, Vectors
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel, LanguageModelInput
+
+logger = logging.getLogger(__name__)
+
+PSEUDO_QUERY_SEED = 0
+_PSEUDO_QUERY_BATCH = 16
+
+
+@dataclass
+class IndexStats:
+    """What a build did.
+
+    Attributes:
+        files: Files in the index.
+        chunks: Chunks in the index (after near-duplicate removal).
+        added: New files (embedded).
+        changed: Files whose content changed (re-embedded).
+        removed: Files of the previous index that are gone.
+        unchanged: Files whose stored chunks and vectors were reused.
+        duplicates: Near-duplicate chunks dropped.
+        pseudo_queries: Pseudo-queries in the gate's distribution.
+        pseudo_query_failures: Pseudo-query calls that failed or gave no question.
+        embedded: Texts embedded for documents (sentences and chunks).
+        skipped: Files not indexed: unsupported type or unreadable.
+        seconds: Wall time of the build.
+    """
+
+    files: int = 0
+    chunks: int = 0
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    duplicates: int = 0
+    pseudo_queries: int = 0
+    pseudo_query_failures: int = 0
+    embedded: int = 0
+    skipped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class _FileChunks:
+    path: str
+    file_hash: str
+    chunks: list[Chunk]
+    vectors: Vectors
+
+
+def build_index(
+    paths: Sequence[Path],
+    index_dir: Path,
+    *,
+    embeddings: Embeddings | None = None,
+    query_model: BaseChatModel | None = None,
+    pseudo_queries: int = 200,
+    progress: bool = True,
+    reliability: str = "B",
+    title_context: bool = True,
+    chunk_threshold: float = CHUNK_THRESHOLD,
+    wait: float = 0.0,
+) -> IndexStats:
+    """Index files and directories into `index_dir`, replacing what it held atomically.
+
+    The index holds exactly the given files: files of a previous index that are not
+    given again are dropped; unchanged files (same path and content hash) keep their
+    stored chunks and vectors and are not embedded again.
+
+    Args:
+        paths: Files and directories (walked) to index; .txt, .md, .html/.htm, .pdf.
+            Other files are reported and skipped.
+        index_dir: Where the index lives.
+        embeddings: Any LangChain embeddings; default: the bundled all-MiniLM-L6-v2.
+        query_model: Chat model writing one pseudo-query per sampled chunk for the
+            gate's similarity distribution (CAG). Without it no new pseudo-queries are
+            made; those of unchanged chunks in a previous index are kept.
+        pseudo_queries: Chunks sampled for pseudo-queries (deterministic seed).
+        progress: Show progress bars on stderr.
+        reliability: Reliability grade of the documents (letter, A best).
+        title_context: Embed and keyword-index each chunk with its document title in front.
+        chunk_threshold: Consecutive-sentence cosine below which a new chunk starts
+            (ChunkRAG: 0.7, tuned on OpenAI embeddings; MiniLM scores most consecutive
+            sentences lower, so its chunks are mostly one or two sentences).
+        wait: Seconds to wait for another build of the same directory to finish.
+
+    Returns:
+        Counts of what was done.
+
+    Raises:
+        IndexLockedError: Another build is writing `index_dir`.
+        IndexBuildError: Nothing to index, or `index_dir` holds something else.
+        FileNotFoundError: A given path does not exist.
+    """
+    index_dir = Path(index_dir).expanduser().resolve()
+    with store.build_lock(index_dir, wait=wait):
+        return _build(
+            list(paths),
+            index_dir,
+            embeddings=embeddings,
+            query_model=query_model,
+            pseudo_queries=pseudo_queries,
+            progress=progress,
+            reliability=reliability,
+            title_context=title_context,
+            chunk_threshold=chunk_threshold,
+        )
+
+
+def _build(
+    paths: list[Path],
+    index_dir: Path,
+    *,
+    embeddings: Embeddings | None,
+    query_model: BaseChatModel | None,
+    pseudo_queries: int,
+    progress: bool,
+    reliability: str,
+    title_context: bool,
+    chunk_threshold: float,
+) -> IndexStats:
+    from judged_rag.components.embeddings import embeddings_name, local_embeddings
+
+    started = time.perf_counter()
+    embedder = embeddings if embeddings is not None else local_embeddings()
+    model_name = embeddings_name(embedder)
+    settings = {
+        "chunk_threshold": chunk_threshold,
+        "max_chunk_chars": MAX_CHUNK_CHARS,
+        "dedup_threshold": DEDUP_THRESHOLD,
+        "title_context": title_context,
+        "sentence_splitter": "nupunkt",
+        "bm25_stopwords": store.BM25_STOPWORDS,
+    }
+    store.recover(index_dir)
+    previous = _previous_index(index_dir)
+    previous_paths = set(previous.files()) if previous is not None else set()
+    if previous is not None and (
+        previous.embedding_model != model_name or previous.manifest["settings"] != settings
+    ):
+        logger.info("embeddings or settings changed: re-embedding everything in %s", index_dir)
+        previous = None
+    stats = IndexStats()
+
+    files, unsupported = collect_files(paths)
+    # The index may live inside a folder being indexed: never index the index.
+    files = [p for p in files if not p.is_relative_to(index_dir)]
+    unsupported = [p for p in unsupported if not p.is_relative_to(index_dir)]
+    if unsupported:
+        logger.warning("skipping %d unsupported files: %s", len(unsupported), describe(unsupported))
+        stats.skipped.extend(str(p) for p in unsupported)
+
+    reusable = _reusable_files(previous) if previous is not None else {}
+    per_file: dict[str, _FileChunks] = {}
+    to_embed: list[tuple[Path, str]] = []
+    for path in _bar(files, progress, "hashing files", "file"):
+        digest = file_hash(path)
+        known = reusable.get(str(path))
+        if known is not None and known.file_hash == digest:
+            per_file[str(path)] = known
+            stats.unchanged += 1
+        else:
+            to_embed.append((path, digest))
+    stats.removed = len(previous_paths - {str(p) for p in files})
+
+    fresh = _embed_files(to_embed, embedder, settings, reliability, progress, stats)
+    dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
+    if previous is not None and dimensions - {previous.dimension}:
+        # Same name, other vectors (e.g. a model reconfigured): nothing stored is reusable.
+        logger.warning("the embeddings changed dimension: re-embedding every file")
+        stats.unchanged = 0
+        to_embed = [(Path(k), v.file_hash) for k, v in per_file.items()]
+        per_file = {}
+        previous = None  # nor are its pseudo-query similarities
+        fresh += _embed_files(to_embed, embedder, settings, reliability, progress, stats)
+    per_file.update({f.path: f for f in fresh})
+    for entry in fresh:
+        if entry.path in previous_paths:
+            stats.changed += 1
+        else:
+            stats.added += 1
+
+    ordered = [per_file[str(p)] for p in files if str(p) in per_file]
+    all_chunks = [c for f in ordered for c in f.chunks]
+    if not all_chunks:
+        raise IndexBuildError(
+            f"nothing to index: no text found in {describe([Path(p) for p in paths])}"
+        )
+    all_vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
+    dropped_mask = near_duplicates(all_vectors, DEDUP_THRESHOLD)
+    kept = [c for c, d in zip(all_chunks, dropped_mask, strict=True) if not d]
+    dropped = [c for c, d in zip(all_chunks, dropped_mask, strict=True) if d]
+    kept_vectors = all_vectors[~dropped_mask]
+    stats.files = len(ordered)
+    stats.chunks = len(kept)
+    stats.duplicates = len(dropped)
+    if dropped:
+        logger.info("dropped %d near-duplicate chunks", len(dropped))
+
+    building = store.sibling(index_dir, "building")
+    if building.exists():
+        shutil.rmtree(building)
+    store.write_index(
+        building,
+        kept=kept,
+        kept_vectors=kept_vectors,
+        dropped=dropped,
+        dropped_vectors=all_vectors[dropped_mask],
+        files={
+            f.path: {"file_hash": f.file_hash, "chunks": [c.id for c in f.chunks]} for f in ordered
+        },
+        index_texts=[c.index_text(title_context) for c in kept],
+        progress=progress,
+    )
+
+    carried = previous.gate if previous is not None else None
+    gate = _gate_entries(
+        kept, kept_vectors, carried, query_model, embedder, pseudo_queries, progress, stats
+    )
+    if gate is not None:
+        store.write_gate(building, gate)
+    stats.pseudo_queries = len(gate["entries"]) if gate else 0
+
+    store.write_manifest(
+        building,
+        {
+            "format": store.FORMAT,
+            "version": store.FORMAT_VERSION,
+            "embedding_model": model_name,
+            "dimension": int(kept_vectors.shape[1]),
+            "normalized": True,
+            "settings": settings,
+            "reliability": reliability,
+            "files": stats.files,
+            "chunks": stats.chunks,
+            "duplicates": stats.duplicates,
+            "pseudo_queries": stats.pseudo_queries,
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        },
+    )
+    store.swap_in(building, index_dir)
+    stats.seconds = time.perf_counter() - started
+    logger.info(
+        "indexed %d files into %d chunks at %s in %.1f s (%d added, %d changed, %d unchanged, "
+        "%d removed)",
+        stats.files,
+        stats.chunks,
+        index_dir,
+        stats.seconds,
+        stats.added,
+        stats.changed,
+        stats.unchanged,
+        stats.removed,
+    )
+    return stats
+
+
+def _previous_index(index_dir: Path) -> IndexStore | None:
+    """The current index, if usable; refuse to replace foreign data."""
+    if not index_dir.exists():
+        return None
+    if not index_dir.is_dir():
+        raise IndexBuildError(f"refusing to build an index at {index_dir}: it is a file")
+    if not (index_dir / store.MANIFEST).exists():
+        if any(index_dir.iterdir()):
+            raise IndexBuildError(
+                f"refusing to replace {index_dir}: it is not empty and not a judged-rag index"
+            )
+        return None
+    try:
+        previous = IndexStore.load(index_dir)
+    except IndexFormatError as exc:
+        manifest = _manifest_format(index_dir)
+        if manifest is not None and manifest != store.FORMAT:
+            raise IndexBuildError(
+                f"refusing to replace {index_dir}: it holds a {manifest!r} index, not judged-rag's"
+            ) from exc
+        logger.warning("the index at %s is unusable and will be rebuilt: %s", index_dir, exc)
+        return None
+    return previous
+
+
+def _manifest_format(index_dir: Path) -> str | None:
+    try:
+        data = store.read_json(index_dir / store.MANIFEST)
+    except Exception:
+        return None
+    return str(data.get("format")) if isinstance(data, dict) else None
+
+
+def _reusable_files(previous: IndexStore) -> dict[str, _FileChunks]:
+    """Chunks and vectors of each file of the previous index, in file order."""
+    rows = {c.id: i for i, c in enumerate(previous.chunks)}
+    kept_vectors = previous.all_vectors()
+    dropped_chunks, dropped_vectors = previous.dropped()
+    dropped_rows = {c.id: i for i, c in enumerate(dropped_chunks)}
+    by_id = {c.id: c for c in previous.chunks} | {c.id: c for c in dropped_chunks}
+    out: dict[str, _FileChunks] = {}
+    for path, record in previous.files().items():
+        ids = list(record["chunks"])
+        if not all(i in by_id for i in ids):
+            continue
+        vectors = [
+            kept_vectors[rows[i]] if i in rows else dropped_vectors[dropped_rows[i]] for i in ids
+        ]
+        out[path] = _FileChunks(
+            path,
+            str(record["file_hash"]),
+            [by_id[i] for i in ids],
+            np.asarray(vectors, dtype=np.float32).reshape(len(ids), previous.dimension),
+        )
+    return out
+
+
+def _embed_files(
+    files: list[tuple[Path, str]],
+    embedder: Embeddings,
+    settings: dict[str, Any],
+    reliability: str,
+    progress: bool,
+    stats: IndexStats,
+) -> list[_FileChunks]:
+    """Load, split, embed and chunk new or changed files."""
+    loaded: list[tuple[Path, str, Any, list[str]]] = []
+    for path, digest in _bar(files, progress, "reading files", "file"):
+        try:
+            document = load_file(path)
+        except Exception as exc:  # a broken file must not stop the build
+            logger.warning("skipping unreadable file %s: %s: %s", path, type(exc).__name__, exc)
+            stats.skipped.append(str(path))
+            continue
+        sentences = prepare_sentences(document.text, MAX_CHUNK_CHARS)
+        if not sentences:
+            logger.warning("no text found in %s", path)
+        loaded.append((path, digest, document, sentences))
+    if not loaded:
+        return []
+
+    all_sentences = [s for *_, sentences in loaded for s in sentences]
+    sentence_vectors = embed_texts(embedder, all_sentences, progress, "embedding sentences")
+    stats.embedded += len(all_sentences)
+
+    pending: list[tuple[Path, str, Any, list[str]]] = []
+    offset = 0
+    for path, digest, document, sentences in loaded:
+        vectors = sentence_vectors[offset : offset + len(sentences)]
+        offset += len(sentences)
+        spans = semantic_chunks(sentences, vectors, threshold=settings["chunk_threshold"])
+        texts = [join_chunk(sentences[a:b]) for a, b in spans]
+        pending.append((path, digest, document, texts))
+
+    # A chunk whose indexed text is a sentence already embedded keeps that vector.
+    cache = {s: i for i, s in enumerate(all_sentences)}
+    chunks_by_file: list[list[Chunk]] = []
+    for path, digest, document, texts in pending:
+        chunks_by_file.append(
+            [
+                Chunk(
+                    id=store.chunk_id(str(path), digest, n),
+                    text=text,
+                    source=document.source,
+                    title=document.title,
+                    path=str(path),
+                    file_hash=digest,
+                    content_hash=store.text_hash(text),
+                    ordinal=n,
+                    reliability=document.reliability,
+                )
+                for n, text in enumerate(texts)
+            ]
+        )
+    title_context = bool(settings["title_context"])
+    index_texts = [c.index_text(title_context) for cs in chunks_by_file for c in cs]
+    missing = sorted({t for t in index_texts if t not in cache})
+    missing_vectors = embed_texts(embedder, missing, progress, "embedding chunks")
+    stats.embedded += len(missing)
+    missing_rows = {t: i for i, t in enumerate(missing)}
+
+    out: list[_FileChunks] = []
+    position = 0
+    dimension = sentence_vectors.shape[1] if len(sentence_vectors) else missing_vectors.shape[1]
+    for (path, digest, _, _), chunks in zip(pending, chunks_by_file, strict=True):
+        texts = index_texts[position : position + len(chunks)]
+        position += len(chunks)
+        rows = [
+            sentence_vectors[cache[t]] if t in cache else missing_vectors[missing_rows[t]]
+            for t in texts
+        ]
+        vectors = np.asarray(rows, dtype=np.float32).reshape(len(chunks), dimension)
+        out.append(_FileChunks(str(path), digest, chunks, vectors))
+    return out
+
+
+def embed_texts(
+    embedder: Embeddings,
+    texts: Sequence[str],
+    progress: bool = False,
+    desc: str = "embedding",
+    batch: int = 256,
+) -> Vectors:
+    """Embed texts into unit float32 rows, longest first (less padding), with a progress bar."""
+    from judged_rag.components.embeddings import LocalEmbeddings
+
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    parts: list[Vectors] = []
+    with _progress(len(texts), progress, desc, "text") as bar:
+        for begin in range(0, len(order), batch):
+            part = [texts[i] for i in order[begin : begin + batch]]
+            if isinstance(embedder, LocalEmbeddings):
+                parts.append(embedder.encode(part))
+            else:
+                parts.append(np.asarray(embedder.embed_documents(part), dtype=np.float32))
+            bar.update(len(part))
+    stacked = normalize(np.concatenate(parts))
+    result = np.empty_like(stacked)
+    result[np.asarray(order)] = stacked
+    return result
+
+
+def _gate_entries(
+    kept: list[Chunk],
+    kept_vectors: Vectors,
+    carried: dict[str, Any] | None,
+    model: BaseChatModel | None,
+    embedder: Embeddings,
+    target: int,
+    progress: bool,
+    stats: IndexStats,
+) -> dict[str, Any] | None:
+    """Pseudo-queries for a sample of chunks and their similarity to their chunk (CAG)."""
+    rows = {c.id: i for i, c in enumerate(kept)}
+    entries = [e for e in (carried or {}).get("entries", []) if e.get("chunk_id") in rows][
+        : max(target, 0)
+    ]
+    failures = 0
+    need = target - len(entries)
+    if model is not None and need > 0:
+        have = {e["chunk_id"] for e in entries}
+        candidates = [i for i, c in enumerate(kept) if c.id not in have]
+        picked = sorted(
+            random.Random(PSEUDO_QUERY_SEED).sample(candidates, min(need, len(candidates)))
+        )
+        questions, failures = _ask_pseudo_queries(model, [kept[i].text for i in picked], progress)
+        answered = [(i, q) for i, q in zip(picked, questions, strict=True) if q]
+        if answered:
+            vectors = embed_texts(
+                embedder, [q for _, q in answered], progress, "embedding pseudo-queries"
+            )
+            for (row, question), vector in zip(answered, vectors, strict=True):
+                entries.append(
+                    {
+                        "chunk_id": kept[row].id,
+                        "question": question,
+                        "similarity": float(np.dot(kept_vectors[row], vector)),
+                    }
+                )
+        entries.sort(key=lambda e: rows[e["chunk_id"]])
+        if failures:
+            logger.warning(
+                "%d of %d pseudo-query calls failed and were skipped", failures, len(picked)
+            )
+    stats.pseudo_query_failures = failures
+    if not entries:
+        return None
+    return {
+        "seed": PSEUDO_QUERY_SEED,
+        "requested": target,
+        "failures": failures,
+        "model": _model_name(model) if model is not None else (carried or {}).get("model"),
+        "entries": entries,
+    }
+
+
+def _ask_pseudo_queries(
+    model: BaseChatModel, texts: list[str], progress: bool
+) -> tuple[list[str | None], int]:
+    """One question per text (first line of the reply, stripped); None where a call failed."""
+    from judged_rag.prompts.index import PSEUDO_QUERY
+
+    questions: list[str | None] = []
+    failures = 0
+    with _progress(len(texts), progress, "pseudo-queries", "call") as bar:
+        for begin in range(0, len(texts), _PSEUDO_QUERY_BATCH):
+            part = texts[begin : begin + _PSEUDO_QUERY_BATCH]
+            prompts: list[LanguageModelInput] = [PSEUDO_QUERY.format(document=t) for t in part]
+            replies = model.batch(prompts, config={"max_concurrency": 4}, return_exceptions=True)
+            for reply in replies:
+                question = None
+                if isinstance(reply, Exception):
+                    logger.debug("pseudo-query call failed: %s", reply)
+                else:
+                    question = _first_line(reply.text)
+                if question is None:
+                    failures += 1
+                questions.append(question)
+            bar.update(len(prompts))
+    return questions, failures
+
+
+_QUESTION_LABEL = re.compile(r"^(?:question|q)\s*[:.)-]\s*", re.IGNORECASE)
+
+
+def _first_line(text: str) -> str | None:
+    """First non-empty line, stripped, without a "Question:" label small models add."""
+    for line in text.splitlines():
+        question = _QUESTION_LABEL.sub("", line.strip()).strip().strip('"').strip()
+        if question:
+            return question
+    return None
+
+
+def _model_name(model: BaseChatModel) -> str:
+    for attr in ("model_name", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
+
+
+def _progress(total: int, enabled: bool, desc: str, unit: str) -> Any:
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, file=sys.stderr)
+
+
+def _bar(items: Sequence[Any], enabled: bool, desc: str, unit: str) -> Any:
+    return tqdm(items, desc=desc, unit=unit, disable=not enabled, file=sys.stderr)

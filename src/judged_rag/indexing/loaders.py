@@ -1,0 +1,169 @@
+"""Find and read documents: .txt, .md, .html/.htm and .pdf files.
+
+Formats are parsed by maintained libraries (BeautifulSoup for HTML, pypdf for PDF); plain
+text and Markdown are read as they are. Markdown may start with a small front-matter block
+(``---`` lines around ``key: value`` pairs) naming the ``title``, ``source`` (e.g. the URL
+the text came from) and ``reliability`` grade of the document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown"})
+HTML_SUFFIXES = frozenset({".html", ".htm"})
+PDF_SUFFIXES = frozenset({".pdf"})
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES
+
+# Block-level HTML elements: text in different blocks belongs to different paragraphs.
+_HTML_BLOCKS = [
+    "p", "div", "section", "article", "header", "footer", "aside", "main", "nav",
+    "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "tr", "td", "th",
+    "pre", "blockquote", "figcaption", "caption", "br", "hr", "table", "ul", "ol",
+]  # fmt: skip
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class LoadedDocument:
+    """Text of one file, ready for sentence splitting.
+
+    Attributes:
+        path: The file read.
+        text: Its plain text (paragraphs separated by blank lines).
+        title: Title from the document (HTML <title>, PDF metadata, front matter), else
+            the file name.
+        source: What citations point at: the front-matter ``source`` or the file path.
+        reliability: Reliability grade from the front matter, or ``None``.
+    """
+
+    path: Path
+    text: str
+    title: str
+    source: str
+    reliability: str | None = None
+    meta: dict[str, str] = field(default_factory=dict)
+
+
+def collect_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """Walk files and directories into (supported files, unsupported files).
+
+    Hidden files and directories (name starting with ".") are skipped. Both lists are
+    sorted and free of repeats, so builds are deterministic.
+
+    Raises:
+        FileNotFoundError: When a given path does not exist.
+    """
+    supported: set[Path] = set()
+    unsupported: set[Path] = set()
+    for given in paths:
+        path = Path(given).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"no such file or directory: {path}")
+        candidates = (
+            (p for p in path.rglob("*") if p.is_file() and not _hidden(p.relative_to(path)))
+            if path.is_dir()
+            else [path]
+        )
+        for candidate in candidates:
+            resolved = candidate.resolve()
+            if resolved.suffix.lower() in SUPPORTED_SUFFIXES:
+                supported.add(resolved)
+            else:
+                unsupported.add(resolved)
+    return sorted(supported), sorted(unsupported)
+
+
+def file_hash(path: Path) -> str:
+    """SHA-256 of the file's bytes (the key of incremental re-indexing)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_file(path: Path) -> LoadedDocument:
+    """Read one supported file.
+
+    Raises:
+        ValueError: For an unsupported suffix.
+        Exception: Whatever the parser raises for an unreadable file (the caller reports
+            it and goes on).
+    """
+    suffix = path.suffix.lower()
+    if suffix in TEXT_SUFFIXES:
+        return _load_text(path)
+    if suffix in HTML_SUFFIXES:
+        return _load_html(path)
+    if suffix in PDF_SUFFIXES:
+        return _load_pdf(path)
+    raise ValueError(f"unsupported file type {suffix!r}: {path}")
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _default_title(path: Path) -> str:
+    return re.sub(r"[_\-]+", " ", path.stem).strip() or path.name
+
+
+def _load_text(path: Path) -> LoadedDocument:
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    meta: dict[str, str] = {}
+    match = _FRONT_MATTER.match(text)
+    if match:
+        for line in match.group(1).splitlines():
+            key, sep, value = line.partition(":")
+            if sep and key.strip():
+                meta[key.strip().lower()] = value.strip()
+        text = text[match.end() :]
+    title = meta.pop("title", "") or _markdown_title(text) or _default_title(path)
+    source = meta.pop("source", "") or str(path)
+    reliability = meta.pop("reliability", "") or None
+    return LoadedDocument(path, text, title, source, reliability, meta)
+
+
+def _markdown_title(text: str) -> str:
+    match = re.search(r"^#[ \t]+(.+?)[ \t#]*$", text, re.MULTILINE)
+    return match.group(1).strip() if match else ""
+
+
+def _load_html(path: Path) -> LoadedDocument:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(path.read_bytes(), "html.parser")
+    title_tag = soup.find("title")
+    title = title_tag.get_text(" ", strip=True) if title_tag else ""
+    for element in soup(["head", "title", "script", "style", "noscript", "template", "svg"]):
+        element.decompose()
+    for block in soup.find_all(_HTML_BLOCKS):
+        block.insert_after("\n\n")
+    text = soup.get_text()
+    return LoadedDocument(path, text, title or _default_title(path), str(path))
+
+
+def _load_pdf(path: Path) -> LoadedDocument:
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    pages = [page.extract_text() or "" for page in reader.pages]
+    title = ""
+    if reader.metadata is not None and reader.metadata.title:
+        title = str(reader.metadata.title).strip()
+    # Page breaks are paragraph breaks; pypdf's own line breaks are layout, not structure.
+    return LoadedDocument(path, "\n\n".join(pages), title or _default_title(path), str(path))
+
+
+def describe(paths: Sequence[Path]) -> str:
+    """Short human list of paths for log messages."""
+    shown = ", ".join(str(p) for p in paths[:5])
+    return shown + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")

@@ -1,0 +1,241 @@
+"""Hybrid retrieval over an on-disk index: BM25 + dense, fused (ChunkRAG).
+
+Each list contributes its top `fetch_k` candidates; the union is scored with
+
+- weighted fusion (default): ``w * clip(cosine, 0, 1) + (1 - w) * bm25 / max_bm25``
+  (ChunkRAG weighs both 0.5), or
+- reciprocal-rank fusion: ``(w / (60 + r_dense) + (1 - w) / (60 + r_bm25)) * 61``,
+
+both in [0, 1]. Near-duplicates (cosine > 0.9 to a better-ranked result) are dropped and
+the top `k` kept. The retriever also serves the Context Awareness Gate (CAG): it
+exposes the stored chunk <-> pseudo-query similarities and the question's best cosine.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
+
+from judged_rag.indexing.chunking import DEDUP_THRESHOLD, normalize
+from judged_rag.indexing.errors import IndexFormatError
+from judged_rag.indexing.store import IndexStore, Vectors, sibling
+
+logger = logging.getLogger(__name__)
+
+Fusion = Literal["weighted", "rrf"]
+RRF_K = 60
+
+
+class HybridRetriever(BaseRetriever):
+    """BM25 + dense retrieval over a judged-rag index, with per-run options.
+
+    Per-run options go as keywords: ``retriever.invoke(q, config, k=5, fusion="rrf",
+    dense_weight=0.7)``. Returned documents have ``id`` = chunk id and metadata
+    ``chunk_id``, ``source``, ``title``, ``similarity`` (cosine clipped to [0, 1]),
+    ``bm25`` (raw), ``score`` (fused, [0, 1]) and ``reliability`` (letter grade). The
+    BM25 part of ``score`` is relative to the query's best BM25 hit, so ``score`` ranks;
+    ``similarity`` is the absolute relevance signal.
+
+    Attributes:
+        store: The loaded index.
+        embeddings: Embeddings of the model that built the index.
+        k: Documents returned.
+        fusion: "weighted" score fusion or "rrf" (reciprocal-rank fusion).
+        dense_weight: Weight of the dense side (BM25 gets the rest).
+        fetch_k: Candidates taken from each side before fusion.
+        dedup_threshold: Cosine above which a result is a near-duplicate of a better one.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: IndexStore = Field(exclude=True)
+    embeddings: Embeddings = Field(exclude=True)
+    k: int = Field(default=10, ge=1)
+    fusion: Fusion = "weighted"
+    dense_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    fetch_k: int = Field(default=50, ge=1)
+    dedup_threshold: float = DEDUP_THRESHOLD
+
+    accepts_run_options: ClassVar[bool] = True
+    """Marks retrievers that take `k`, `fusion` and `dense_weight` per call."""
+
+    @property
+    def gate_similarities(self) -> list[float] | None:
+        """Stored chunk <-> own-pseudo-query cosines; None if built without pseudo-queries."""
+        return self.store.gate_similarities()
+
+    def max_similarity(self, question: str) -> float:
+        """Best cosine of the question to any chunk (FAISS search)."""
+        scores, _ = self.store.dense_search(self._embed(question), 1)
+        return float(scores[0]) if len(scores) else 0.0
+
+    def _embed(self, text: str) -> Vectors:
+        vector: Vectors = normalize(self.embeddings.embed_query(text))[0]
+        if vector.shape[0] != self.store.dimension:
+            raise IndexFormatError(
+                f"the query embeddings give {vector.shape[0]}-dimensional vectors but the index "
+                f"at {self.store.directory} holds {self.store.dimension}-dimensional ones "
+                f"({self.store.embedding_model}); open it with the embeddings that built it"
+            )
+        return vector
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        fusion: Fusion | None = None,
+        dense_weight: float | None = None,
+    ) -> list[Document]:
+        k = self.k if k is None else int(k)
+        fusion = self.fusion if fusion is None else fusion
+        weight = self.dense_weight if dense_weight is None else float(dense_weight)
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        if fusion not in ("weighted", "rrf"):
+            raise ValueError(f"fusion must be 'weighted' or 'rrf', got {fusion!r}")
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"dense_weight must be in [0, 1], got {weight}")
+        started = time.perf_counter()
+        docs = self._search(query, k, fusion, weight)
+        logger.debug(
+            "retrieved %d chunks (%s, dense %.2f) in %.1f ms",
+            len(docs),
+            fusion,
+            weight,
+            (time.perf_counter() - started) * 1000,
+        )
+        return docs
+
+    def _search(self, query: str, k: int, fusion: Fusion, weight: float) -> list[Document]:
+        store = self.store
+        fetch = min(len(store), max(self.fetch_k, k))
+        query_vector = self._embed(query)
+        _, dense_rows = store.dense_search(query_vector, fetch)
+        bm25_all = store.bm25_scores(query)
+        positive = np.flatnonzero(bm25_all > 0)
+        if len(positive) > fetch:
+            positive = positive[np.argpartition(-bm25_all[positive], fetch - 1)[:fetch]]
+        bm25_rows = positive[np.argsort(-bm25_all[positive], kind="stable")]
+
+        candidates = np.asarray(
+            list(dict.fromkeys([*dense_rows.tolist(), *bm25_rows.tolist()])), dtype=np.int64
+        )
+        if candidates.size == 0:
+            return []
+        vectors = store.vectors(candidates)
+        cosine = vectors @ query_vector
+        similarity = np.clip(cosine, 0.0, 1.0)
+        bm25 = bm25_all[candidates]
+        if fusion == "weighted":
+            top = float(bm25_all.max())
+            keyword = bm25 / top if top > 0 else np.zeros_like(bm25)
+            score = weight * similarity + (1.0 - weight) * keyword
+        else:
+            score = weight * _rrf(candidates, dense_rows) + (1.0 - weight) * _rrf(
+                candidates, bm25_rows
+            )
+            score *= RRF_K + 1
+        order = np.lexsort((-cosine, -score))
+
+        chosen: list[int] = []
+        for i in order.tolist():
+            if chosen and float((vectors[chosen] @ vectors[i]).max()) > self.dedup_threshold:
+                continue
+            chosen.append(i)
+            if len(chosen) == k:
+                break
+        docs = []
+        for i in chosen:
+            chunk = store.chunks[int(candidates[i])]
+            docs.append(
+                Document(
+                    id=chunk.id,
+                    page_content=chunk.text,
+                    metadata={
+                        "chunk_id": chunk.id,
+                        "source": chunk.source,
+                        "title": chunk.title,
+                        "similarity": float(similarity[i]),
+                        "bm25": float(bm25[i]),
+                        "score": float(np.clip(score[i], 0.0, 1.0)),
+                        "reliability": chunk.reliability or store.reliability,
+                    },
+                )
+            )
+        return docs
+
+
+def _rrf(candidates: np.ndarray[Any, Any], ranked: np.ndarray[Any, Any]) -> Vectors:
+    """1 / (60 + rank) of each candidate in a ranked list (0 when absent)."""
+    ranks = {row: r for r, row in enumerate(ranked.tolist(), start=1)}
+    return np.asarray(
+        [1.0 / (RRF_K + ranks[c]) if c in ranks else 0.0 for c in candidates.tolist()],
+        dtype=np.float32,
+    )
+
+
+def open_index(
+    index_dir: Path,
+    *,
+    embeddings: Embeddings | None = None,
+    k: int = 10,
+    fusion: Fusion = "weighted",
+    dense_weight: float = 0.5,
+) -> HybridRetriever:
+    """Open an index built by `build_index` as a hybrid retriever.
+
+    Args:
+        index_dir: The index directory.
+        embeddings: Embeddings for queries; default: the bundled all-MiniLM-L6-v2 when the
+            index was built with it. Required for indexes built with other embeddings.
+        k: Default number of documents per query.
+        fusion: Default fusion, "weighted" or "rrf".
+        dense_weight: Default weight of the dense score.
+
+    Raises:
+        IndexFormatError: Missing, corrupt or foreign index, or no embeddings for it.
+    """
+    from judged_rag.components.embeddings import MODEL_NAME, embeddings_name, local_embeddings
+
+    store = _load_with_retry(Path(index_dir).expanduser())
+    if embeddings is None:
+        if store.embedding_model != MODEL_NAME:
+            raise IndexFormatError(
+                f"the index at {store.directory} was built with {store.embedding_model!r}; "
+                "pass the same embeddings: open_index(path, embeddings=...)"
+            )
+        embeddings = local_embeddings()
+    elif embeddings_name(embeddings) != store.embedding_model:
+        logger.warning(
+            "index %s was built with %s, queries use %s",
+            store.directory,
+            store.embedding_model,
+            embeddings_name(embeddings),
+        )
+    return HybridRetriever(
+        store=store, embeddings=embeddings, k=k, fusion=fusion, dense_weight=dense_weight
+    )
+
+
+def _load_with_retry(index_dir: Path) -> IndexStore:
+    # A build swaps directories with two renames; a reader caught in between retries.
+    for attempt in range(3):
+        try:
+            return IndexStore.load(index_dir)
+        except IndexFormatError:
+            swapping = sibling(index_dir, "building").exists() or sibling(index_dir, "old").exists()
+            if attempt == 2 or not swapping:
+                raise
+            time.sleep(0.2)
+    raise AssertionError("unreachable")

