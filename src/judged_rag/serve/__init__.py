@@ -1,0 +1,10 @@
+"""LangServe adapter (thin): `create_app` and `serve`.
+
+LangServe is in maintenance mode; the LangGraph API server (`langgraph dev` /
+`langgraph.json`) is the primary way to deploy judged-rag. Needs the optional packages
+`langserve fastapi uvicorn sse-starlette`.
+"""
+
+from judged_rag.serve.app import SERVER_ONLY_SETTINGS, create_app, serve
+
+__all__ = ["SERVER_ONLY_SETTINGS", "create_app", "serve"]

@@ -1,0 +1,208 @@
+"""The LangGraph API server (`langgraph dev`, what LangGraph Studio talks to), over loopback.
+
+One server runs a graph on LangChain fakes (`server_graph.py`), so runs are deterministic
+and need no model; another starts on the repository's own `langgraph.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
+
+from tests.integration import server_graph
+from tests.integration.servers import (
+    ROOT,
+    env_with_repo_on_path,
+    free_port,
+    listening,
+    start,
+    stop,
+    tail,
+    wait_ready,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+LANGGRAPH = str(Path(sys.executable).parent / "langgraph")
+QUESTION = {"question": "What is the capital of France?"}
+NODES = ["gate", "parse", "retrieve", "judge", "judge", "assess", "combine", "generate", "verify"]
+
+
+class Server:
+    def __init__(self, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
+        self.proc, self.port, self.log = proc, port, log
+        self.url = f"http://127.0.0.1:{port}"
+
+    def client(self) -> SyncLangGraphClient:
+        return get_sync_client(url=self.url, api_key=None, timeout=60)
+
+
+def start_dev_server(config: Path, cwd: Path, log: Path) -> Server:
+    """`langgraph dev` on a free loopback port; the log lives outside the project folder."""
+    port = free_port()
+    cmd = [LANGGRAPH, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
+    cmd += ["--port", str(port), "--config", str(config)]
+    proc = start(cmd, cwd=cwd, log=log, env=env_with_repo_on_path())
+    server = Server(proc, port, log)
+    try:
+        wait_ready(proc, f"{server.url}/ok", log=log)
+        # The server moves to another port when its own is taken: make sure it is ours.
+        ports = {int(p) for p in re.findall(r"API: \S*?127\.0\.0\.1:(\d+)", tail(log, 200))}
+        assert ports == {port}, f"server announced {ports}, expected {port}"
+    except BaseException:
+        stop(proc)
+        raise
+    return server
+
+
+def stop_and_check(server: Server) -> None:
+    stop(server.proc)
+    assert server.proc.returncode is not None
+    assert not listening(server.port)
+
+
+def test_repository_langgraph_json_loads(tmp_path: Path) -> None:
+    # The in-memory runtime writes `.langgraph_api/` into its working directory, and graph
+    # paths in langgraph.json are relative to it: run from a scratch folder that mirrors
+    # the repository layout, with the repository's langgraph.json itself as --config.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "src").symlink_to(ROOT / "src", target_is_directory=True)
+    server = start_dev_server(ROOT / "langgraph.json", project, tmp_path / "server.log")
+    try:
+        client = server.client()
+        assistants = client.assistants.search(graph_id="judged_rag")
+        assert [a["graph_id"] for a in assistants] == ["judged_rag"]
+        schemas: dict[str, Any] = dict(client.assistants.get_schemas(assistants[0]["assistant_id"]))
+        assert "question" in schemas["input_schema"]["properties"]
+        assert "max_knowledge" in schemas["context_schema"]["properties"]
+    finally:
+        stop_and_check(server)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("langgraph_server")
+    project = base / "project"
+    project.mkdir()
+    config = project / "langgraph.json"
+    graph_path = Path(server_graph.__file__).resolve()
+    config.write_text(
+        json.dumps({"dependencies": ["."], "graphs": {"judged_rag": f"{graph_path}:graph"}}),
+        encoding="utf-8",
+    )
+    srv = start_dev_server(config, project, base / "server.log")
+    try:
+        yield srv
+    finally:
+        stop_and_check(srv)
+
+
+@pytest.fixture(scope="module")
+def client(server: Server) -> SyncLangGraphClient:
+    return server.client()
+
+
+def run(client: SyncLangGraphClient, thread_id: str, **kw: Any) -> dict[str, Any]:
+    result = client.runs.wait(thread_id, "judged_rag", input=QUESTION, **kw)
+    assert isinstance(result, dict)
+    return result
+
+
+def test_a_run_completes(client: SyncLangGraphClient) -> None:
+    thread = client.threads.create()
+    out = run(client, thread["thread_id"])
+    assert out["answer"] == server_graph.ANSWER
+    assert [c["number"] for c in out["citations"]] == [1]
+    assert out["abstained"] is False and out["basis"] == "combined"
+    assert out["route"]["iterations"] == 1 and out["route"]["gate"] == "retrieve"
+    assert set(out) <= {"answer", "citations", "abstained", "reason", "basis", "route"} | {
+        "trace",
+        "cost",
+    }
+
+
+def test_stream_sends_node_updates_and_answer_tokens_from_generate_only(
+    client: SyncLangGraphClient,
+) -> None:
+    thread = client.threads.create()
+    nodes: list[str] = []
+    tokens: list[tuple[str, str]] = []
+    for part in client.runs.stream(
+        thread["thread_id"],
+        "judged_rag",
+        input=QUESTION,
+        stream_mode=["updates", "messages-tuple"],
+    ):
+        if part.event == "updates":
+            nodes += list(part.data)
+        elif part.event == "messages":
+            message, meta = part.data
+            tokens.append((meta["langgraph_node"], message["content"]))
+        elif part.event == "error":
+            pytest.fail(f"run failed: {part.data}")
+    assert nodes == NODES
+    assert {node for node, _ in tokens} == {"generate"}
+    assert len(tokens) > 3  # token by token
+    assert "".join(text for _, text in tokens) == server_graph.ANSWER
+
+
+def test_thread_state_and_a_second_run_resets_per_run_counters(
+    client: SyncLangGraphClient,
+) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    first = run(client, thread_id)
+    state = client.threads.get_state(thread_id)
+    assert state["next"] == []
+    values = state["values"]
+    assert isinstance(values, dict)
+    assert values["answer"] == server_graph.ANSWER
+    assert len(values["judgments"]) == server_graph.DOCS_PER_RETRIEVAL
+
+    second = run(client, thread_id)
+    assert second["cost"]["llm_calls"] == first["cost"]["llm_calls"] == 5
+    assert first["route"]["iterations"] == second["route"]["iterations"] == 1
+    assert len(second["trace"]) == len(first["trace"])
+    values = client.threads.get_state(thread_id)["values"]
+    assert isinstance(values, dict)
+    assert len(values["judgments"]) == server_graph.DOCS_PER_RETRIEVAL  # not accumulated
+    assert values["iteration"] == 0 and values["regenerations"] == 0
+    assert len(client.threads.get_history(thread_id, limit=100)) > len(NODES)
+
+
+def test_settings_reach_the_run_as_context_or_configurable(client: SyncLangGraphClient) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    assert run(client, thread_id)["route"]["knowledge"] == server_graph.DOCS_PER_RETRIEVAL
+    via_context = run(client, thread_id, context={"max_knowledge": 1})
+    via_config = run(client, thread_id, config={"configurable": {"max_knowledge": 1}})
+    assert via_context["route"]["knowledge"] == via_config["route"]["knowledge"] == 1
+
+
+def test_invalid_input_fails_the_run_with_the_reason(client: SyncLangGraphClient) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    with pytest.raises(Exception, match="question is empty"):
+        client.runs.wait(thread_id, "judged_rag", input={"question": "  "})
+
+
+def test_schemas_expose_the_settings_with_descriptions(client: SyncLangGraphClient) -> None:
+    (assistant,) = client.assistants.search(graph_id="judged_rag")
+    schemas: dict[str, Any] = dict(client.assistants.get_schemas(assistant["assistant_id"]))
+    context = schemas["context_schema"]
+    assert context is not None
+    props = context["properties"]
+    assert len(props) > 30
+    assert all(p.get("description") for p in props.values())
+    assert props["web_search"]["enum"] == ["offline_wikipedia", "tavily", "duckduckgo", "none"]
+    assert set(schemas["input_schema"]["properties"]) == {"question", "options", "task_type"}
+    assert "answer" in schemas["output_schema"]["properties"]
+    drawn = client.assistants.get_graph(assistant["assistant_id"])
+    assert {"gate", "judge", "generate", "verify"} <= {n["id"] for n in drawn["nodes"]}

@@ -1,0 +1,129 @@
+"""The evaluation metrics on hand-made cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from judged_rag.evaluation.metrics import (
+    choice_correct,
+    contains_answer,
+    cost_summary,
+    exact_match,
+    first_relevant_rank,
+    gate_scores,
+    is_abstention,
+    normalize_answer,
+    normalize_title,
+    percentiles,
+    precision_recall,
+    rate,
+    recall_at_k,
+    reciprocal_rank,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The Eiffel Tower!", "eiffel tower"),
+        ("  A  cat, an owl  ", "cat owl"),
+        ("8,848.86 m", "884886 m"),
+        ("Assassin’s Creed – Valhalla", "assassins creed valhalla"),
+        ("theatre", "theatre"),  # "the" only as a word
+        ("ﬁve", "five"),  # NFKC
+    ],
+)
+def test_normalize_answer_is_squad_style(text: str, expected: str) -> None:
+    assert normalize_answer(text) == expected
+
+
+def test_containment_is_normalised_and_token_bounded() -> None:
+    assert contains_answer("It landed in July 1969 [1].", ["1969"])
+    assert contains_answer("The population is 442,241.", ["442241"])
+    assert not contains_answer("He won 15 titles.", ["5"])
+    assert not contains_answer("A Democratic senator.", ["Democrat"])
+    assert not contains_answer("anything", [""])
+    # Citation markers are not answers.
+    assert not contains_answer("See [1].", ["1"])
+    assert contains_answer("Beijing", ["Shanghai", "beijing"])
+
+
+def test_exact_match() -> None:
+    assert exact_match("The Beatles.", ["beatles"])
+    assert exact_match("Paris [2]", ["paris"])
+    assert not exact_match("Paris, France", ["Paris"])
+    assert not exact_match("", [""])
+
+
+def test_choice_and_abstention() -> None:
+    assert choice_correct("New York", "new york")
+    assert not choice_correct(None, "x") and not choice_correct("x", None)
+    assert is_abstention("Unknown") and is_abstention("I don't know.")
+    assert is_abstention("Paris", abstained=True) and is_abstention("")
+    assert not is_abstention("Paris [1]")
+
+
+def test_retrieval_ranks() -> None:
+    ranked = ["Moon", "apollo_11", "Apollo 11", "Saturn V"]
+    assert normalize_title("Apollo_11") == normalize_title("apollo 11")
+    assert first_relevant_rank(ranked, ["Apollo 11"]) == 2
+    assert recall_at_k(ranked, ["Apollo 11"], 1) == 0.0
+    assert recall_at_k(ranked, ["Apollo 11"], 2) == 1.0
+    assert reciprocal_rank(ranked, ["Apollo 11"]) == 0.5
+    assert reciprocal_rank(ranked, ["Mars"]) == 0.0
+    assert first_relevant_rank([], ["x"]) is None
+
+
+def test_rate_has_a_wilson_interval() -> None:
+    r = rate(8, 10)
+    assert r.value == 0.8 and r.low == pytest.approx(0.4902, abs=1e-4)
+    assert r.high == pytest.approx(0.9433, abs=1e-4)
+    assert rate(0, 0).value == 0.0 and rate(0, 0).n == 0
+    assert rate(0, 5).low == 0.0 and rate(5, 5).high == 1.0
+
+
+def test_percentiles_match_numpy_linear() -> None:
+    values = [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert percentiles(values, (0, 50, 100, 25)) == {
+        "p0": 0.1,
+        "p50": 0.3,
+        "p100": 0.5,
+        "p25": 0.2,
+    }
+    assert percentiles([], (5,)) == {"p5": None}
+    assert percentiles([0.0, 1.0], (5,)) == {"p5": 0.05}
+
+
+def test_gate_scores() -> None:
+    # (in_domain, routed to retrieval, ms)
+    scores = gate_scores(
+        [(True, True, 1.0), (True, False, 3.0), (False, False, 2.0), (False, True, 2.0)]
+    )
+    assert scores.accuracy.value == 0.5
+    assert scores.in_domain_recall.value == 0.5 and scores.in_domain_recall.n == 2
+    assert scores.out_of_domain_recall.value == 0.5
+    assert scores.ms_per_query == 2.0
+    always = gate_scores([(True, True, 0.0), (False, True, 0.0), (False, True, 0.0)])
+    assert always.in_domain_recall.value == 1.0 and always.out_of_domain_recall.value == 0.0
+
+
+def test_precision_recall() -> None:
+    # (labelled Highly Relevant, is evidence)
+    pr = precision_recall([(True, True), (True, False), (False, True), (False, False)])
+    assert (pr.tp, pr.fp, pr.fn, pr.tn) == (1, 1, 1, 1)
+    assert pr.precision == 0.5 and pr.recall == 0.5 and pr.f1 == 0.5
+    none = precision_recall([(False, False)])
+    assert none.precision is None and none.recall is None and none.f1 is None
+
+
+def test_cost_summary() -> None:
+    costs = [
+        {"llm_calls": 3, "llm_rounds": 2, "input_tokens": 100, "output_tokens": 10},
+        {"llm_calls": 1, "llm_rounds": 1, "input_tokens": 50, "output_tokens": 5},
+    ]
+    summary = cost_summary(costs, [2.0, 4.0])
+    assert summary["runs"] == 2
+    assert summary["total"]["llm_calls"] == 4 and summary["mean"]["llm_calls"] == 2.0
+    assert summary["mean"]["llm_rounds"] == 1.5 and summary["mean"]["input_tokens"] == 75.0
+    assert summary["mean"]["seconds"] == 3.0 and summary["total"]["seconds"] == 6.0
+    assert cost_summary([], [])["mean"]["llm_calls"] == 0.0

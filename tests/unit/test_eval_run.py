@@ -1,0 +1,406 @@
+"""Tiny evaluation runs with LangChain's fakes: every suite, the report, resume."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from judged_rag import Components
+from judged_rag.components.gate import VectorCandidatesGate
+from judged_rag.evaluation.cli import add_eval_parser, options_from_args, run_eval_command
+from judged_rag.evaluation.data import EvalItem
+from judged_rag.evaluation.report import write_report
+from judged_rag.evaluation.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
+from judged_rag.evaluation.systems import DEFAULT_SYSTEMS
+from tests.fakes import (
+    PerSchemaFakeChatModel,
+    components,
+    keywords,
+    label,
+    rewrite,
+    sufficient,
+    tool,
+    verdict,
+)
+
+ARTICLES = {
+    "Apollo 11": "Apollo 11 was the first crewed Moon landing, on 20 July 1969.",
+    "Moon": "The Moon is Earth's only natural satellite.",
+    "Saturn V": "Saturn V was the rocket of the Apollo programme.",
+    "Paris": "Paris is the capital of France.",
+}
+ITEMS = [
+    EvalItem(
+        id="q1",
+        question="In which year did Apollo 11 land?",
+        answers=("1969",),
+        evidence=("Apollo 11",),
+        kind="year",
+    ),
+    EvalItem(
+        id="q2",
+        question="What rocket launched Apollo 11?",
+        answers=("Saturn V",),
+        evidence=("Saturn V",),
+    ),
+    EvalItem(
+        id="q1:mc",
+        question="In which year did Apollo 11 land?",
+        answers=("1969",),
+        options=("1969", "1959", "1979", "1989"),
+        correct_option="1969",
+        evidence=("Apollo 11",),
+        variant="mc",
+        kind="year",
+    ),
+    EvalItem(
+        id="q3",
+        question="Who painted the Mona Lisa?",
+        answers=("Leonardo da Vinci",),
+        evidence=("Mona Lisa",),
+        variant="unanswerable",
+    ),
+]
+
+
+class Counter:
+    """Counts the replies a fake model hands out."""
+
+    def __init__(self, *replies: str) -> None:
+        self.calls = 0
+        self._replies = itertools.cycle(replies)
+
+    def __iter__(self) -> Iterator[AIMessage]:
+        return self
+
+    def __next__(self) -> AIMessage:
+        self.calls += 1
+        return AIMessage(content=next(self._replies))
+
+
+def knowledge_base() -> RunnableLambda[str, list[Document]]:
+    """InMemoryVectorStore search that reports its cosine as `similarity`, as the index does."""
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents(
+        [
+            Document(id=t, page_content=text, metadata={"title": t, "source": f"wiki/{t}"})
+            for t, text in ARTICLES.items()
+        ]
+    )
+
+    def search(query: str) -> list[Document]:
+        found = store.similarity_search_with_score(query, k=3)
+        return [
+            Document(
+                id=d.id,
+                page_content=d.page_content,
+                metadata={**d.metadata, "similarity": max(0.0, min(1.0, score))},
+            )
+            for d, score in found
+        ]
+
+    return RunnableLambda(search)
+
+
+def judge_fake(**extra: list[AIMessage]) -> PerSchemaFakeChatModel:
+    scripts = {
+        "QueryComponents": [components(["Apollo 11", "year"])],
+        "RelevanceJudgment": [label("highly_relevant")],
+        "SupportCheck": [sufficient(True)],
+        "Verification": [verdict(True, 0.9)],
+        "QueryRewrite": [rewrite("lunar landing", pseudo="Apollo 11 landed in 1969.")],
+        "SearchQuery": [keywords("Apollo 11")],
+        "GradeDocuments": [tool("GradeDocuments", binary_score="yes")],
+        "RouteDecision": [tool("RouteDecision", needs_knowledge_base=True)],
+        **extra,
+    }
+    return PerSchemaFakeChatModel(messages=iter([]), scripts=scripts, disable_streaming=True)
+
+
+def parts(generator: Counter, **kw: Any) -> Components:
+    return Components(
+        chat_model=GenericFakeChatModel(messages=generator),
+        judge_model=judge_fake(),
+        retriever=knowledge_base(),  # type: ignore[arg-type]
+        web_search=knowledge_base(),  # type: ignore[arg-type]
+        **kw,
+    )
+
+
+def options(out: Path, suite: str = "e2e", **kw: Any) -> EvalOptions:
+    return EvalOptions(suite=suite, out_dir=out, progress=False, retry_interval=0.0, **kw)  # type: ignore[arg-type]
+
+
+def test_tiny_end_to_end_run_writes_a_well_formed_report(tmp_path: Path) -> None:
+    gen = Counter("A. It was 1969 [1].")
+    summary = run_eval(options(tmp_path), components=parts(gen), items=ITEMS)
+    systems = DEFAULT_SYSTEMS["e2e"]
+    assert summary.ran == len(systems) * len(ITEMS) and summary.errors == 0
+
+    records = read_results(tmp_path / RESULTS_FILE)
+    assert len(records) == len(systems) * len(ITEMS)
+    assert not [r for r in records.values() if r["error"]]
+    plain = records["e2e|plain_rag|q1"]
+    assert plain["correct"] is True and plain["cost"]["llm_calls"] == 1  # generate only
+    assert records["e2e|plain_rag|q1:mc"]["answer"] == "1969"  # option A
+    assert records["e2e|no_retrieval|q2"]["correct"] is False
+    assert records["e2e|no_retrieval|q1"]["route"]["gate"] == "direct"
+    assert records["e2e|crag|q1"]["judged_by"] == {"llm": 3}  # one binary grade per document
+    # no_judge: every document accepted by the pre-filter, none judged by the LLM.
+    assert set(records["e2e|no_judge|q1"]["judged_by"]) == {"prefilter"}
+    assert set(records["e2e|judged|q1"]["judged_by"]) == {"llm"}
+
+    files = write_report(tmp_path)
+    summary_json = json.loads(files.summary.read_text())
+    e2e = summary_json["suites"]["e2e"]["systems"]
+    assert set(e2e) == set(systems)
+    assert e2e["plain_rag"]["open"]["accuracy"]["n"] == 2
+    assert e2e["plain_rag"]["open"]["accuracy"]["hits"] == 1
+    assert e2e["plain_rag"]["mc"]["accuracy"]["value"] == 1.0
+    assert e2e["plain_rag"]["unanswerable"]["n"] == 1
+    assert e2e["no_retrieval"]["cost"]["mean"]["llm_calls"] == 1.0
+    markdown = files.markdown.read_text()
+    assert "## Suite: e2e" in markdown and "| plain_rag |" in markdown
+    assert "![e2e_accuracy_vs_calls](e2e_accuracy_vs_calls.png)" in markdown
+    (png,) = files.plots
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_rerun_resumes_without_new_model_calls(tmp_path: Path) -> None:
+    gen = Counter("It was 1969 [1].")
+    chosen = ["plain_rag", "judged"]
+    first = run_eval(options(tmp_path, systems=chosen), components=parts(gen), items=ITEMS)
+    calls, lines = gen.calls, (tmp_path / RESULTS_FILE).read_text().count("\n")
+    assert first.ran == 8 and calls > 0
+
+    second = run_eval(options(tmp_path, systems=chosen), components=parts(gen), items=ITEMS)
+    assert (second.ran, second.skipped) == (0, 8)
+    assert gen.calls == calls
+    assert (tmp_path / RESULTS_FILE).read_text().count("\n") == lines
+
+    # A larger set of systems runs only what is new.
+    third = run_eval(
+        options(tmp_path, systems=[*chosen, "no_retrieval"]), components=parts(gen), items=ITEMS
+    )
+    assert (third.ran, third.skipped) == (4, 8)
+    assert gen.calls == calls + 4
+
+
+def test_torn_last_line_is_redone(tmp_path: Path) -> None:
+    gen = Counter("1969")
+    run_eval(options(tmp_path, systems=["no_retrieval"]), components=parts(gen), items=ITEMS[:2])
+    path = tmp_path / RESULTS_FILE
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0] + lines[1][:20])  # killed while writing the second result
+    again = run_eval(
+        options(tmp_path, systems=["no_retrieval"]), components=parts(gen), items=ITEMS[:2]
+    )
+    assert again.ran == 1
+    assert len(read_results(path)) == 2
+
+
+def test_rerun_with_other_settings_is_refused(tmp_path: Path) -> None:
+    gen = Counter("1969")
+    run_eval(options(tmp_path, systems=["no_retrieval"]), components=parts(gen), items=ITEMS[:1])
+    with pytest.raises(ValueError, match="other settings"):
+        run_eval(
+            options(tmp_path, systems=["no_retrieval"], seed=1),
+            components=parts(gen),
+            items=ITEMS[:1],
+        )
+
+
+def test_failing_question_is_recorded_and_retried_on_request(tmp_path: Path) -> None:
+    bad = EvalItem(id="bad", question="", answers=("x",))  # the gate node rejects it
+    gen = Counter("1969")
+    out = run_eval(options(tmp_path, systems=["plain_rag"]), components=parts(gen), items=[bad])
+    assert out.errors == 1
+    assert (
+        "question is empty" in read_results(tmp_path / RESULTS_FILE)["e2e|plain_rag|bad"]["error"]
+    )
+    skipped = run_eval(options(tmp_path, systems=["plain_rag"]), components=parts(gen), items=[bad])
+    assert skipped.ran == 0
+    retried = run_eval(
+        options(tmp_path, systems=["plain_rag"], retry_errors=True),
+        components=parts(gen),
+        items=[bad],
+    )
+    assert retried.ran == 1
+
+
+def test_parallel_workers_give_every_result_once(tmp_path: Path) -> None:
+    gen = Counter("1969")
+    out = run_eval(
+        options(tmp_path, systems=["no_retrieval", "plain_rag"], workers=3),
+        components=parts(gen),
+        items=ITEMS,
+    )
+    assert out.ran == 8 and out.errors == 0
+    lines = (tmp_path / RESULTS_FILE).read_text().splitlines()
+    assert len(lines) == 8 and len({json.loads(line)["key"] for line in lines}) == 8
+
+
+# --------------------------------------------------------------------------- other suites
+
+
+def ranked_retriever() -> RunnableLambda[str, list[Document]]:
+    """Evidence second for every question."""
+
+    def search(query: str) -> list[Document]:
+        return [
+            Document(id="moon", page_content=ARTICLES["Moon"], metadata={"title": "Moon"}),
+            Document(
+                id="apollo", page_content=ARTICLES["Apollo 11"], metadata={"title": "Apollo 11"}
+            ),
+        ]
+
+    return RunnableLambda(search)
+
+
+def test_retrieval_suite_ranks_the_evidence_page(tmp_path: Path) -> None:
+    item = ITEMS[0]
+    judge = judge_fake()
+    kit = Components(judge_model=judge, retriever=ranked_retriever())  # type: ignore[arg-type]
+    run_eval(options(tmp_path, suite="retrieval", k=5), components=kit, items=[item])
+    records = read_results(tmp_path / RESULTS_FILE)
+    assert set(records) == {f"retrieval|{s}|q1" for s in DEFAULT_SYSTEMS["retrieval"]}
+    assert records["retrieval|bm25|q1"]["rank"] == 2
+    assert records["retrieval|hybrid_rewrite|q1"]["llm_calls"] == 1
+    assert "lunar landing" in records["retrieval|hybrid_rewrite|q1"]["rewritten_query"]
+    summary = json.loads(write_report(tmp_path).summary.read_text())["suites"]["retrieval"]
+    assert summary["hybrid"]["recall@1"]["value"] == 0.0
+    assert summary["hybrid"]["recall@3"]["value"] == 1.0
+    assert summary["hybrid"]["mrr"] == 0.5
+    assert (tmp_path / "retrieval_recall.png").is_file()
+
+
+def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None:
+    def search(query: str) -> list[Document]:
+        return [
+            Document(
+                id="apollo",
+                page_content=ARTICLES["Apollo 11"],
+                metadata={"title": "Apollo 11", "similarity": 0.99},
+            ),
+            Document(
+                id="paris",
+                page_content=ARTICLES["Paris"],
+                metadata={"title": "Paris", "similarity": 0.0},
+            ),
+        ]
+
+    judge = judge_fake(
+        RelevanceJudgment=[label("highly_relevant"), label("not_relevant")],
+        GradeDocuments=[tool("GradeDocuments", binary_score="yes")],
+    )
+    kit = Components(judge_model=judge, retriever=RunnableLambda(search))  # type: ignore[arg-type]
+    run_eval(options(tmp_path, suite="judge"), components=kit, items=[ITEMS[0]])
+    data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
+    assert data["judge3"]["evidence_page"]["precision"] == 1.0
+    assert data["judge3"]["answer_bearing"]["recall"] == 1.0
+    assert data["judge3"]["llm_calls"] == 2
+    assert data["judge3_prefilter"]["llm_calls"] == 0
+    assert data["judge3_prefilter"]["llm_calls_saved_by_prefilter"] == 2
+    assert data["binary"]["evidence_page"]["precision"] == 0.5  # "yes" to both
+
+
+def test_gate_suite_reports_scores_and_distributions(tmp_path: Path) -> None:
+    embeddings = DeterministicFakeEmbedding(size=32)
+    items = [
+        EvalItem(id="in", question=ARTICLES["Moon"], answers=("x",), in_domain=True),
+        EvalItem(id="out", question="Who painted the Mona Lisa?", answers=("x",), in_domain=False),
+    ]
+    gate = VectorCandidatesGate(
+        embeddings, [ARTICLES["Moon"], ARTICLES["Paris"]], similarities=[0.7, 0.8, 0.9, 0.95]
+    )
+    kit = Components(judge_model=judge_fake(), retriever=ranked_retriever(), gate_index=gate)  # type: ignore[arg-type]
+    run_eval(options(tmp_path, suite="gate"), components=kit, items=items)
+    records = read_results(tmp_path / RESULTS_FILE)
+    assert records["gate|cag_gate|in"]["route"] == "retrieve"  # its own chunk: cosine 1
+    assert records["gate|cag_gate|out"]["route"] == "direct"
+    assert records["gate|llm_router|out"]["llm_calls"] == 1
+    files = write_report(tmp_path)
+    data = json.loads(files.summary.read_text())["suites"]["gate"]
+    assert data["systems"]["cag_gate"]["accuracy"]["value"] == 1.0
+    assert data["systems"]["always_retrieve"]["out_of_domain_recall"]["value"] == 0.0
+    assert data["distributions"]["pseudo_query_similarity"]["n"] == 4
+    assert data["distributions"]["in_domain_s_max"]["p50"] == pytest.approx(1.0, abs=1e-4)
+    assert "CAG's Table I" in files.markdown.read_text()
+    assert (tmp_path / "gate_scores.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_eval_subcommand_parses_and_rebuilds_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser(prog="judged-rag")
+    add_eval_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        [
+            "eval",
+            "--suite",
+            "e2e",
+            "--systems",
+            "plain_rag,judged_paper@openai:gpt-4o-mini",
+            "--limit",
+            "3",
+            "--seed",
+            "7",
+            "--out",
+            str(tmp_path),
+            "--set",
+            "open_strategy=6",
+            "--preset",
+            "fast",
+        ]
+    )
+    opts = options_from_args(args)
+    assert opts.systems == ["plain_rag", "judged_paper@openai:gpt-4o-mini"]
+    assert opts.settings == {"preset": "fast", "open_strategy": "D_H ∪ D_S ∪ D_N"}
+    assert (opts.limit, opts.seed) == (3, 7)
+
+    run_eval(
+        options(tmp_path, systems=["no_retrieval"]),
+        components=parts(Counter("1969")),
+        items=ITEMS[:1],
+    )
+    report = parser.parse_args(["eval", "--suite", "e2e", "--out", str(tmp_path), "--report-only"])
+    assert run_eval_command(report) == 0
+    assert "report: " in capsys.readouterr().out
+
+
+def test_retrieval_suite_passes_run_options_to_the_hybrid_index(tmp_path: Path) -> None:
+    from judged_rag.indexing import build_index, open_index
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for title, text in ARTICLES.items():
+        (docs / f"{title.replace(' ', '_')}.md").write_text(
+            f"---\ntitle: {title}\n---\n# {title}\n\n{text}\n", encoding="utf-8"
+        )
+    embeddings = DeterministicFakeEmbedding(size=16)
+    build_index([docs], tmp_path / "index", embeddings=embeddings, pseudo_queries=0, progress=False)
+    retriever = open_index(tmp_path / "index", embeddings=embeddings)
+    kit = Components(judge_model=judge_fake(), retriever=retriever)
+    out = tmp_path / "run"
+    summary = run_eval(options(out, suite="retrieval", k=3), components=kit, items=[ITEMS[0]])
+    assert summary.errors == 0
+    records = read_results(out / RESULTS_FILE)
+    # BM25 alone puts a chunk of the evidence page first (the words match); the
+    # fake dense side ranks at random, so the lists differ.
+    assert records["retrieval|bm25|q1"]["rank"] == 1
+    assert records["retrieval|bm25|q1"]["titles"] != records["retrieval|dense|q1"]["titles"]
