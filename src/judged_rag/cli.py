@@ -1,10 +1,12 @@
-"""The `judged-rag` command line: index documents, ask questions, list settings."""
+"""The `judged-rag` command line: index documents, ask questions, serve, list settings."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -35,14 +37,19 @@ def _parse_sets(pairs: Sequence[str]) -> dict[str, str]:
     return values
 
 
-def configuration_from_args(args: argparse.Namespace) -> Configuration:
-    """The run's configuration: preset, then --set values, then dedicated flags."""
+def settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command line names: preset, then --set values, then dedicated flags."""
     values: dict[str, Any] = {"preset": args.preset, **_parse_sets(args.set or [])}
     if getattr(args, "index", None):
         values["index_dir"] = str(Path(args.index).expanduser())
     if getattr(args, "model", None):
         values["model"] = args.model
-    return Configuration.from_mapping(values, strict=True)
+    return values
+
+
+def configuration_from_args(args: argparse.Namespace) -> Configuration:
+    """The run's configuration: preset, then --set values, then dedicated flags."""
+    return Configuration.from_mapping(settings_from_args(args), strict=True)
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -141,6 +148,44 @@ def _index(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_graph(spec: str) -> Any:
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--graph expects module:attribute, got {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"--graph: cannot import {module_name!r}: {exc}") from None
+    if not hasattr(module, attr):
+        raise ValueError(f"--graph: {module_name!r} has no attribute {attr!r}")
+    return getattr(module, attr)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from judged_rag.serve import create_app, serve
+    except ImportError as exc:
+        raise ValueError(
+            f"serving needs `pip install langserve fastapi uvicorn sse-starlette` ({exc})"
+        ) from None
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise ValueError(f"environment variable {args.api_key_env} is not set or empty")
+    settings = settings_from_args(args)
+    graph = _load_graph(args.graph) if args.graph else None
+    app = create_app(graph, api_key=api_key, settings=settings)
+    if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"judged-rag: warning: serving on {args.host} without an API key "
+            "(set one with --api-key-env NAME)",
+            file=sys.stderr,
+        )
+    serve(app, host=args.host, port=args.port)
+    return 0
+
+
 def _settings(args: argparse.Namespace) -> int:
     cfg = Configuration.from_mapping({"preset": args.preset})
     for f in fields(Configuration):
@@ -192,9 +237,31 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--quiet", action="store_true", help="no progress bars")
     index.set_defaults(func=_index)
 
+    serve_ = sub.add_parser(
+        "serve",
+        help="serve over HTTP with LangServe (the LangGraph server, `langgraph dev`, is primary)",
+    )
+    serve_.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    serve_.add_argument("--port", type=int, default=8000)
+    serve_.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the API key every request must send as X-API-Key",
+    )
+    serve_.add_argument(
+        "--graph", metavar="MODULE:ATTR", help="compiled graph to serve (default: judged-rag's)"
+    )
+    serve_.add_argument("--index", help="index directory (default: the sample knowledge base)")
+    serve_.add_argument("--model", help="chat model (clients cannot change it)")
+    common(serve_)
+    serve_.set_defaults(func=_serve)
+
     settings = sub.add_parser("settings", help="list every setting with its value and meaning")
     settings.add_argument("--preset", choices=list(PRESETS), default="default")
     settings.set_defaults(func=_settings)
+    from judged_rag.evaluation.cli import add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 

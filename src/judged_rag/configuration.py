@@ -191,6 +191,17 @@ class Configuration:
         0.5, "T_M: the model is trusted when its confidence C_M reaches it.", ge=0.0, le=1.0
     )
 
+    # budgets, per question
+    max_llm_calls: int = _f(
+        100, "Most LLM calls per question (failed attempts included).", ge=2, le=10_000
+    )
+    max_tokens: int = _f(
+        0,
+        "Most input + output tokens per question, where the model reports them; 0: no limit.",
+        ge=0,
+    )
+    max_seconds: float = _f(0.0, "Most wall-clock seconds per question; 0: no limit.", ge=0.0)
+
     def __post_init__(self) -> None:
         """Check every value against its declared range and choices."""
         problems: list[str] = []
@@ -280,10 +291,13 @@ def _coerce(cls: type[Configuration], name: str, value: Any) -> Any:
 
 
 def get_configuration(config: RunnableConfig | None = None, context: Any = None) -> Configuration:
-    """The run's configuration, from `context=` when given, else from `configurable`."""
+    """The run's configuration: `configurable` values, overridden by `context=` ones.
+
+    A complete `Configuration` passed as context is used as it is.
+    """
     if isinstance(context, Configuration):
         return context
-    if isinstance(context, Mapping):
-        return Configuration.from_mapping(context)
     configurable = (config or {}).get("configurable") or {}
+    if isinstance(context, Mapping):
+        return Configuration.from_mapping({**configurable, **context})
     return Configuration.from_mapping(configurable)

@@ -163,6 +163,8 @@ class State(InputState, OutputState):
     feedback: NotRequired[list[str]]
     """Claims the verifier found unsupported, handed to the next generation."""
     regenerations: NotRequired[int]
+    budget_exhausted: NotRequired[str | None]
+    """Which per-question budget ran out ('llm_calls', 'tokens', 'seconds'), if any."""
     verdict: NotRequired[Literal["accept", "regenerate", "abstain"]]
 
 

@@ -51,7 +51,7 @@ def test_route_after_retrieve(pending: list[str], expected_ids: list[str] | None
         "pending": pending,
         "documents": [_doc("a"), _doc("b"), _doc("c")],
     }
-    result = route_after_retrieve(state)  # type: ignore[arg-type]
+    result = route_after_retrieve(state, {})  # type: ignore[arg-type]
     if expected_ids is None:
         assert result == "assess"
         return
@@ -60,6 +60,43 @@ def test_route_after_retrieve(pending: list[str], expected_ids: list[str] | None
     )
     assert [s.arg["document"]["id"] for s in result] == expected_ids
     assert all(s.arg["iteration"] == 2 and s.arg["components"] == ["q"] for s in result)
+
+
+@pytest.mark.parametrize(
+    ("spent", "max_llm_calls", "verify", "judged"),
+    [
+        (0, 100, True, 3),  # plenty: every new document
+        (0, 4, True, 2),  # 4 calls, 2 kept for generate + verify
+        (0, 4, False, 3),  # 4 calls, 1 kept for generate
+        (3, 5, True, 0),  # nothing left beyond the answer's calls: straight to assess
+        (10, 5, True, 0),
+    ],
+)
+def test_route_after_retrieve_judges_only_what_the_budget_allows(
+    spent: int, max_llm_calls: int, verify: bool, judged: int
+) -> None:
+    state = {
+        "question": "q",
+        "pending": ["a", "b", "c"],
+        "documents": [_doc("a"), _doc("b"), _doc("c")],
+        "cost": {"llm_calls": spent},
+    }
+    config = {"configurable": {"max_llm_calls": max_llm_calls, "verify": verify}}
+    result = route_after_retrieve(state, config)  # type: ignore[arg-type]
+    if judged == 0:
+        assert result == "assess"
+    else:
+        assert [s.arg["document"]["id"] for s in result] == ["a", "b", "c"][:judged]
+
+
+def test_route_after_retrieve_stops_when_a_budget_ran_out() -> None:
+    state = {
+        "question": "q",
+        "pending": ["a"],
+        "documents": [_doc("a")],
+        "budget_exhausted": "seconds",
+    }
+    assert route_after_retrieve(state, {}) == "assess"  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -88,10 +88,10 @@ class Components:
 
     def web(self, cfg: Configuration) -> BaseRetriever | None:
         """The web-search backend, or None for no web."""
-        if self.web_search is not None:
-            return self.web_search
         if cfg.web_search == "none":
             return None
+        if self.web_search is not None:
+            return self.web_search
         from judged_rag.components.builders import build_web_search
 
         return self._cached(("web", cfg.web_search, str(cfg.web_k)), lambda: build_web_search(cfg))  # type: ignore[return-value]

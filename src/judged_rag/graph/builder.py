@@ -49,6 +49,8 @@ def build_graph(
     store: BaseStore | None = None,
     max_attempts: int = 3,
     retry_interval: float = 0.5,
+    interrupt_before: list[str] | None = None,
+    interrupt_after: list[str] | None = None,
     name: str = "judged_rag",
 ) -> Graph:
     """Build and compile the workflow.
@@ -62,6 +64,8 @@ def build_graph(
         max_attempts: Attempts per LLM node (the first included) before its recorded
             safe default is used.
         retry_interval: Seconds before the first retry (doubles each time, jittered).
+        interrupt_before: Nodes to pause before (needs a checkpointer), e.g. ["generate"].
+        interrupt_after: Nodes to pause after, e.g. ["assess"] to inspect the judgments.
         name: Name of the compiled graph (as a subgraph, in traces).
     """
     parts = components or Components()
@@ -97,7 +101,13 @@ def build_graph(
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
     builder.add_conditional_edges("verify", route_after_verify, ["generate", END])
-    return builder.compile(checkpointer=checkpointer, store=store, name=name)
+    return builder.compile(
+        checkpointer=checkpointer,
+        store=store,
+        interrupt_before=interrupt_before,
+        interrupt_after=interrupt_after,
+        name=name,
+    )
 
 
 graph = build_graph()

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from judged_rag.configuration import Configuration, get_configuration
+from judged_rag.nodes._shared import calls_left, reserve
 from judged_rag.state import JudgeTask, State
 
 
@@ -25,14 +26,20 @@ def route_after_gate(state: State) -> Literal["parse", "generate"]:
     return "parse" if state.get("gate_route") == "retrieve" else "generate"
 
 
-def route_after_retrieve(state: State) -> list[Send] | Literal["assess"]:
+def route_after_retrieve(
+    state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
+) -> list[Send] | Literal["assess"]:
     """One judge task per new document; straight to the join when there is none.
 
-    An empty list of `Send`s would silently end the run, hence the explicit join.
+    Only as many documents are judged as the LLM-call budget allows after keeping the
+    answer's calls back (the best-ranked first). An empty list of `Send`s would silently
+    end the run, hence the explicit join.
     """
+    cfg = _cfg(config, runtime)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
-    if not docs:
+    docs = docs[: max(0, calls_left(state, cfg) - reserve(cfg))]
+    if not docs or state.get("budget_exhausted"):
         return "assess"
     components = state.get("components") or []
     iteration = state.get("iteration", 0)
@@ -51,9 +58,10 @@ def route_after_assess(
     state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
 ) -> Literal["rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows."""
-    if state.get("sufficient"):
+    cfg = _cfg(config, runtime)
+    if state.get("sufficient") or state.get("budget_exhausted"):
         return "combine"
-    if state.get("iteration", 0) + 1 < _cfg(config, runtime).max_iterations:
+    if state.get("iteration", 0) + 1 < cfg.max_iterations:
         return "rewrite"
     return "combine"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from typing import Any
 
 from langchain_core.documents import Document
@@ -118,3 +119,32 @@ def content_key(doc: Doc) -> str:
     """Identity of a document's text, to merge the same chunk found twice."""
     text = re.sub(r"\s+", " ", doc["content"]).strip().lower()
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def reserve(cfg: Configuration) -> int:
+    """LLM calls kept back for the answer: generate, and verify when it is on."""
+    return 2 if cfg.verify else 1
+
+
+def calls_left(state: Any, cfg: Configuration) -> int:
+    """LLM calls this question may still make."""
+    spent = (state.get("cost") or {}).get("llm_calls", 0)
+    return max(0, cfg.max_llm_calls - int(spent))
+
+
+def exhausted(state: Any, cfg: Configuration, *, keep: int = 0) -> str | None:
+    """The budget that has run out (keeping `keep` calls back), or None."""
+    if state.get("budget_exhausted"):
+        return str(state["budget_exhausted"])
+    if calls_left(state, cfg) <= keep:
+        return "llm_calls"
+    cost = state.get("cost") or {}
+    if (
+        cfg.max_tokens
+        and cost.get("input_tokens", 0) + cost.get("output_tokens", 0) >= cfg.max_tokens
+    ):
+        return "tokens"
+    started = state.get("started_at")
+    if cfg.max_seconds and started is not None and time.time() - started >= cfg.max_seconds:
+        return "seconds"
+    return None

@@ -16,10 +16,18 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
-from judged_rag.nodes._shared import call_context, event, numbered, settings, structured_method
+from judged_rag.nodes._shared import (
+    call_context,
+    event,
+    exhausted,
+    numbered,
+    reserve,
+    settings,
+    structured_method,
+)
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
-from judged_rag.state import Cost, Doc, Judgment, State, zero_cost
+from judged_rag.state import Cost, Doc, Judgment, State, add_costs, zero_cost
 
 
 def latest_judgments(state: State) -> dict[str, Judgment]:
@@ -70,7 +78,10 @@ def assess(
     else:
         candidates = [*labelled(state, "highly_relevant"), *labelled(state, "somewhat_relevant")]
         candidates = candidates[: cfg.max_knowledge]
-        if candidates:
+        why = exhausted(state, cfg, keep=reserve(cfg))
+        if why:
+            events.append(event("assess", "budget", exhausted=why))
+        if candidates and not why:
             model = components.judge(cfg)
             outcome = structured_call(
                 model,
@@ -105,4 +116,14 @@ def assess(
             by=cfg.sufficiency,
         )
     )
-    return {"sufficient": sufficient, "pending": [], "cost": cost, "trace": events}
+    after = {**state, "cost": add_costs(state.get("cost"), cost)}
+    out_of_budget = exhausted(after, cfg, keep=reserve(cfg) + 1)
+    if out_of_budget:
+        events.append(event("assess", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
+    return {
+        "sufficient": sufficient,
+        "pending": [],
+        "budget_exhausted": out_of_budget,
+        "cost": cost,
+        "trace": events,
+    }

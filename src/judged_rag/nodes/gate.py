@@ -100,6 +100,7 @@ def gate(
         "knowledge": [],
         "feedback": [],
         "regenerations": 0,
+        "budget_exhausted": None,
         "trace": Overwrite(events),
         "cost": Overwrite(zero_cost()),
     }

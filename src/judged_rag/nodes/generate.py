@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import text_call
-from judged_rag.nodes._shared import call_context, event, numbered, settings
+from judged_rag.nodes._shared import call_context, event, exhausted, numbered, settings
 from judged_rag.prompts import generate as prompt
 from judged_rag.state import Citation, Doc, State
 
@@ -86,6 +86,15 @@ def generate(
     feedback = state.get("feedback") or []
     if feedback:
         user += prompt.FEEDBACK.format(claims="; ".join(feedback))
+    if why := exhausted(state, cfg):
+        budget_event = event("generate", "budget", exhausted=why)
+        return {
+            "draft": "",
+            "answer": "",
+            "citations": [],
+            "budget_exhausted": why,
+            "trace": [budget_event],
+        }
     text, cost, events = text_call(
         components.generator(cfg),
         [SystemMessage(system), HumanMessage(user)],

@@ -10,7 +10,14 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
-from judged_rag.nodes._shared import call_context, event, settings, structured_method
+from judged_rag.nodes._shared import (
+    call_context,
+    event,
+    exhausted,
+    reserve,
+    settings,
+    structured_method,
+)
 from judged_rag.prompts import parse as prompt
 from judged_rag.schemas import QueryComponents
 from judged_rag.state import State
@@ -31,6 +38,8 @@ def parse(
     question = state["question"]
     if not cfg.alignment:
         return {"components": [], "trace": [event("parse", "skipped", why="alignment off")]}
+    if why := exhausted(state, cfg, keep=reserve(cfg)):
+        return {"components": [], "trace": [event("parse", "budget", exhausted=why)]}
     model = components.judge(cfg)
     outcome = structured_call(
         model,

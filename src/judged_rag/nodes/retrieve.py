@@ -1,7 +1,7 @@
 """retrieve: hybrid retrieval from the injected retriever (ChunkRAG).
 
-Runs every pending query, fuses the lists (best score per document; reciprocal rank
-when the retriever reports no scores), merges with what earlier iterations found and
+Runs every pending query, fuses the lists by reciprocal rank (so each retriever's own
+order, BM25 / dense / hybrid, is kept), merges with what earlier iterations found and
 marks the new documents for judging.
 """
 
@@ -53,10 +53,9 @@ def retrieve(
             continue
         for rank, document in enumerate(found[: cfg.top_k]):
             doc = to_doc(document, origin="kb", iteration=iteration, reliability=cfg.kb_reliability)
-            score = doc["similarity"] if doc["similarity"] is not None else 1.0 / (RRF_K + rank)
             key = content_key(doc)
-            if key not in ranked or ranked[key][0] < score:
-                ranked[key] = (score, doc)
+            fused = ranked[key][0] if key in ranked else 0.0
+            ranked[key] = (fused + 1.0 / (RRF_K + rank), ranked[key][1] if key in ranked else doc)
     known = state.get("documents") or []
     known_keys = {content_key(d) for d in known} | {d["id"] for d in known}
     fresh = [

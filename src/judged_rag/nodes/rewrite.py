@@ -16,7 +16,14 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
-from judged_rag.nodes._shared import call_context, event, settings, structured_method
+from judged_rag.nodes._shared import (
+    call_context,
+    event,
+    exhausted,
+    reserve,
+    settings,
+    structured_method,
+)
 from judged_rag.nodes.assess import latest_judgments
 from judged_rag.prompts import rewrite as prompt
 from judged_rag.schemas import QueryRewrite
@@ -58,7 +65,10 @@ def rewrite(
     queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     events: list[TraceEvent] = []
     out: dict[str, Any] = {}
-    if len(well) < len(recent) or not queries:
+    why = exhausted(state, cfg, keep=reserve(cfg))
+    if why:
+        events.append(event("rewrite", "budget", exhausted=why))
+    if (len(well) < len(recent) or not queries) and not why:
         parts = state.get("components") or [question]
         covered = {c.lower() for j in judged.values() for c in j["aligned_components"]}
         missing = [p for p in parts if p.lower() not in covered] or parts
@@ -90,7 +100,7 @@ def rewrite(
                 pseudo_document=pseudo[:300],
             )
         )
-    queries = queries[: cfg.rewrite_max_queries]
+    queries = queries[: cfg.rewrite_max_queries] or [question]
     events.append(
         event(
             "rewrite",

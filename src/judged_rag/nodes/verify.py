@@ -27,14 +27,16 @@ from judged_rag.nodes._shared import (
     call_context,
     composite_score,
     event,
+    exhausted,
     numbered,
+    reserve,
     settings,
     structured_method,
 )
 from judged_rag.nodes.generate import cited_numbers
 from judged_rag.prompts import verify as prompt
 from judged_rag.schemas import Verification
-from judged_rag.state import Basis, Cost, RouteSummary, State, TraceEvent, zero_cost
+from judged_rag.state import Basis, Cost, RouteSummary, State, TraceEvent, add_costs, zero_cost
 
 UNKNOWN = "Unknown"
 FALLBACK = Verification(supported=False, unsupported_claims=[], confidence=0.0)
@@ -72,13 +74,19 @@ def verify(
     events: list[TraceEvent] = []
     cost: Cost = zero_cost()
     if not draft:
-        return _finish(state, cfg, "abstain", None, "generation_failed", events, cost)
+        why = state.get("budget_exhausted")
+        reason = "budget_exhausted" if why else "generation_failed"
+        return _finish(state, cfg, "abstain", None, reason, events, cost)
     s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
     if invalid:
         events.append(
             event("verify", "invalid_citations", numbers=invalid, knowledge=len(knowledge))
         )
+    if cfg.verify and (why := exhausted(state, cfg)):
+        # The draft cannot be checked: it is not given out as if it had been.
+        events.append(event("verify", "budget", exhausted=why))
+        return _finish(state, cfg, "abstain", None, "budget_exhausted", events, cost)
     if cfg.verify:
         cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
         model = components.judge(cfg)
@@ -127,6 +135,11 @@ def verify(
     if basis is None:
         return _finish(state, cfg, "abstain", None, "no_trusted_source", events, cost)
     if basis in ("retrieval", "combined") and knowledge and not supported:
+        after = {**state, "cost": add_costs(state.get("cost"), cost)}
+        why = exhausted(after, cfg, keep=reserve(cfg) - 1)
+        if regenerations < cfg.max_regenerations and why:
+            events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
+            return _finish(state, cfg, "abstain", basis, "budget_exhausted", events, cost)
         if regenerations < cfg.max_regenerations:
             events.append(
                 event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations)

@@ -20,13 +20,15 @@ from judged_rag.nodes._shared import (
     GRADES,
     call_context,
     event,
+    exhausted,
+    reserve,
     settings,
     structured_method,
     to_doc,
 )
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
-from judged_rag.state import State, TraceEvent
+from judged_rag.state import State, TraceEvent, zero_cost
 
 
 def web_search(
@@ -52,18 +54,25 @@ def web_search(
     if backend is None:
         events.append(event("web_search", "skipped", why="no web-search backend configured"))
         return {**out, "trace": events}
-    model = components.judge(cfg)
-    outcome = structured_call(
-        model,
-        SearchQuery,
-        [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
-        config=config,
-        ctx=call_context("web_search", runtime, max_attempts),
-        default=SearchQuery(query=question),
-        method=structured_method(model, cfg),
-    )
-    query = outcome.value.query.strip() or question
-    events.extend(outcome.events)
+    cost = zero_cost()
+    if why := exhausted(state, cfg, keep=reserve(cfg)):
+        # No keyword rewrite: the question itself is the query.
+        query = question
+        events.append(event("web_search", "budget", exhausted=why))
+    else:
+        model = components.judge(cfg)
+        outcome = structured_call(
+            model,
+            SearchQuery,
+            [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
+            config=config,
+            ctx=call_context("web_search", runtime, max_attempts),
+            default=SearchQuery(query=question),
+            method=structured_method(model, cfg),
+        )
+        query = outcome.value.query.strip() or question
+        events.extend(outcome.events)
+        cost = outcome.cost
     try:
         found = backend.invoke(query, config)
     except Exception as exc:
@@ -72,7 +81,7 @@ def web_search(
                 "web_search", "error", query=query, error=type(exc).__name__, message=str(exc)[:300]
             )
         )
-        return {**out, "cost": outcome.cost, "trace": events}
+        return {**out, "cost": cost, "trace": events}
     iteration = state.get("iteration", 0)
     docs = [to_doc(d, origin="web", iteration=iteration, reliability="F") for d in found]
     docs = [d for d in docs if d["content"].strip()][: cfg.web_k]
@@ -86,4 +95,4 @@ def web_search(
             sources=[d["source"] for d in docs],
         )
     )
-    return {**out, "web_results": docs, "cost": outcome.cost, "trace": events}
+    return {**out, "web_results": docs, "cost": cost, "trace": events}
