@@ -34,6 +34,7 @@ verdicts = st.one_of(
     top_k=st.integers(1, 3),
     sufficiency=st.sampled_from(["labels", "llm"]),
     task=st.sampled_from([None, ["yes", "no"]]),
+    max_llm_calls=st.one_of(st.just(100), st.integers(2, 12)),
 )
 def test_any_verdict_sequence_ends_within_budget(
     judge_script: list[AIMessage],
@@ -44,6 +45,7 @@ def test_any_verdict_sequence_ends_within_budget(
     top_k: int,
     sufficiency: str,
     task: list[str] | None,
+    max_llm_calls: int,
 ) -> None:
     judge = PerSchemaFakeChatModel(
         messages=iter([]),
@@ -71,6 +73,7 @@ def test_any_verdict_sequence_ends_within_budget(
         "max_regenerations": max_regenerations,
         "top_k": top_k,
         "sufficiency": sufficiency,
+        "max_llm_calls": max_llm_calls,
     }
     out = graph.invoke(
         {"question": "Is it x?", "options": task},
@@ -80,7 +83,9 @@ def test_any_verdict_sequence_ends_within_budget(
     assert 1 <= route["iterations"] <= max_iterations
     assert route["regenerations"] <= max_regenerations
     llm_bound = 1 + max_iterations * (top_k + 2) + 1 + (max_regenerations + 1) * 2
-    assert out["cost"]["llm_calls"] <= llm_bound
+    assert out["cost"]["llm_calls"] <= min(llm_bound, max_llm_calls)
+    if out["reason"] == "budget_exhausted":
+        assert any(e["event"] == "budget" for e in out["trace"])
     assert out["answer"]
     assert out["abstained"] == (out["answer"] == "Unknown")
     assert out["abstained"] == (out["reason"] is not None)

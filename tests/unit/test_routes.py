@@ -346,3 +346,34 @@ def test_options_with_open_task_type_is_a_clear_error() -> None:
 
     with pytest.raises(InvalidInputError, match="task_type is 'open'"):
         run(Components(), {"question": "Which?", "options": ["a", "b"], "task_type": "open"})
+
+
+def test_llm_call_budget_cuts_judging_and_keeps_the_answer_calls() -> None:
+    docs = [doc(f"d{i}", f"Apollo fact {i}.") for i in range(5)]
+    parts = Components(
+        chat_model=generator("In 1969 [1]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(True, 0.9),
+        ),
+        retriever=scripted_retriever(docs),
+    )
+    # 5 calls: parse, 2 judges, then generate + verify kept back.
+    out = run(parts, max_llm_calls=5)
+    assert len(events(out, "judge", "judged")) == 2
+    assert out["cost"]["llm_calls"] == 5
+    assert out["abstained"] is False and out["answer"] == "In 1969 [1]."
+
+
+def test_exhausted_time_budget_abstains_with_reason() -> None:
+    parts = Components(
+        chat_model=generator("never"),
+        judge_model=judge_model(components("Apollo 11"), label("highly_relevant", "Apollo 11")),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    out = run(parts, max_seconds=1e-9)
+    assert out["abstained"] is True and out["reason"] == "budget_exhausted"
+    assert {e["node"] for e in events(out, name="budget")} >= {"generate"}
+    assert out["cost"]["llm_calls"] <= 2

@@ -133,9 +133,11 @@ def calls_left(state: Any, cfg: Configuration) -> int:
 
 
 def exhausted(state: Any, cfg: Configuration, *, keep: int = 0) -> str | None:
-    """The budget that has run out (keeping `keep` calls back), or None."""
-    if state.get("budget_exhausted"):
-        return str(state["budget_exhausted"])
+    """The budget that has run out (keeping `keep` calls back), or None.
+
+    Computed from the run's cost and clock; the `budget_exhausted` flag in state only
+    tells the routers that the optional work (judging, rewriting) has to stop.
+    """
     if calls_left(state, cfg) <= keep:
         return "llm_calls"
     cost = state.get("cost") or {}

@@ -92,7 +92,6 @@ def generate(
             "draft": "",
             "answer": "",
             "citations": [],
-            "budget_exhausted": why,
             "trace": [budget_event],
         }
     text, cost, events = text_call(

@@ -74,8 +74,7 @@ def verify(
     events: list[TraceEvent] = []
     cost: Cost = zero_cost()
     if not draft:
-        why = state.get("budget_exhausted")
-        reason = "budget_exhausted" if why else "generation_failed"
+        reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
         return _finish(state, cfg, "abstain", None, reason, events, cost)
     s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
