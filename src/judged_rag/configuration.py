@@ -121,7 +121,19 @@ class Configuration:
     dense_weight: float = _f(
         0.5, "Weight of the dense score in weighted fusion (BM25 gets the rest).", ge=0.0, le=1.0
     )
+    store: Literal["files", "postgres"] = _f(
+        "files",
+        "Where the knowledge base lives: on-disk FAISS + BM25 files (`index_dir`), or "
+        "PostgreSQL with pgvector and full-text search (`database_url`).",
+    )
     index_dir: str = _f("", "Directory of the on-disk index; empty: the sample knowledge base.")
+    database_url: str = _f(
+        "",
+        "PostgreSQL URL for store='postgres' (postgresql+psycopg://...); empty: $JUDGED_RAG_DATABASE_URL.",
+    )
+    collection: str = _f(
+        "judged_rag", "Collection (table namespace) of the PostgreSQL knowledge base."
+    )
 
     # judge (RJAG, SRA)
     judge_concurrency: int = _f(

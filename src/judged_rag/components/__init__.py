@@ -77,7 +77,8 @@ class Components:
             return self.retriever
         from judged_rag.components.builders import build_retriever
 
-        return self._cached(("retriever", cfg.index_dir), lambda: build_retriever(cfg))  # type: ignore[return-value]
+        key = ("retriever", cfg.store, cfg.index_dir, cfg.database_url, cfg.collection)
+        return self._cached(key, lambda: build_retriever(cfg))  # type: ignore[return-value]
 
     def gate(self, cfg: Configuration) -> GateIndex | None:
         """The gate's index: injected, or the retriever when it can serve as one."""

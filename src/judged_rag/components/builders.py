@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,9 @@ if TYPE_CHECKING:
 
 
 def build_retriever(cfg: Configuration) -> BaseRetriever:
-    """Open the on-disk hybrid index named by `index_dir` (the sample one when empty)."""
+    """Open the knowledge base: on-disk files (`index_dir`, the sample when empty) or PostgreSQL."""
+    if cfg.store == "postgres":
+        return _postgres_retriever(cfg)
     try:
         from judged_rag.indexing import open_index, sample_index_dir
     except ImportError as exc:  # the indexing extras are not installed
@@ -24,6 +27,19 @@ def build_retriever(cfg: Configuration) -> BaseRetriever:
         ) from exc
     index_dir = Path(cfg.index_dir) if cfg.index_dir else sample_index_dir()
     return open_index(index_dir)
+
+
+def _postgres_retriever(cfg: Configuration) -> BaseRetriever:
+    url = cfg.database_url or os.environ.get("JUDGED_RAG_DATABASE_URL", "")
+    if not url:
+        raise ComponentError("store='postgres' needs database_url or $JUDGED_RAG_DATABASE_URL")
+    try:
+        from judged_rag.components.pgstore import open_pg_index
+    except ImportError as exc:
+        raise ComponentError(
+            f"the PostgreSQL store needs the 'postgres' extra ({exc}): pip install 'judged-rag[postgres]'"
+        ) from exc
+    return open_pg_index(url, collection=cfg.collection)
 
 
 def build_web_search(cfg: Configuration) -> BaseRetriever:
