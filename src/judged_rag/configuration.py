@@ -129,7 +129,8 @@ class Configuration:
     index_dir: str = _f("", "Directory of the on-disk index; empty: the sample knowledge base.")
     database_url: str = _f(
         "",
-        "PostgreSQL URL for store='postgres' (postgresql+psycopg://...); empty: $JUDGED_RAG_DATABASE_URL.",
+        "PostgreSQL URL for store='postgres' (postgresql+psycopg://...); "
+        "empty: $JUDGED_RAG_DATABASE_URL.",
     )
     collection: str = _f(
         "judged_rag", "Collection (table namespace) of the PostgreSQL knowledge base."

@@ -37,7 +37,8 @@ def _postgres_retriever(cfg: Configuration) -> BaseRetriever:
         from judged_rag.components.pgstore import open_pg_index
     except ImportError as exc:
         raise ComponentError(
-            f"the PostgreSQL store needs the 'postgres' extra ({exc}): pip install 'judged-rag[postgres]'"
+            f"the PostgreSQL store needs the 'postgres' extra ({exc}): "
+            "pip install 'judged-rag[postgres]'"
         ) from exc
     return open_pg_index(url, collection=cfg.collection)
 
