@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields
@@ -15,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from judged_rag.configuration import PRESETS, STRATEGIES, Configuration
-from judged_rag.state import InputState
+from judged_rag.state import InputState, OutputState
 
+logger = logging.getLogger("judged_rag.cli")
+OUTPUT_KEYS = tuple(OutputState.__annotations__)
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
 
@@ -62,7 +65,14 @@ def _ask(args: argparse.Namespace) -> int:
     if args.task:
         inputs["task_type"] = args.task
     graph = build_graph()
-    result: dict[str, Any] = graph.invoke(inputs, context=cfg)
+    result: dict[str, Any] = {}
+    started = time.monotonic()
+    for mode, chunk in graph.stream(inputs, context=cfg, stream_mode=["updates", "values"]):
+        if mode == "updates":
+            for node in chunk:
+                logger.info("%6.1f s  %s done", time.monotonic() - started, node)
+        else:
+            result = {key: chunk[key] for key in OUTPUT_KEYS if key in chunk}
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:

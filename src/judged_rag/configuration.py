@@ -89,6 +89,12 @@ class Configuration:
     request_timeout: float = _f(
         120.0, "Seconds before one LLM request is abandoned.", gt=0.0, le=3600.0
     )
+    max_answer_tokens: int = _f(
+        384, "Most tokens the generator may write per answer.", ge=16, le=8192
+    )
+    max_step_tokens: int = _f(
+        256, "Most tokens per internal call (parse, judge, rewrite, verify...).", ge=16, le=4096
+    )
     structured_output: Literal["auto", "function_calling", "json_schema", "json_mode"] = _f(
         "auto",
         "How judge/parse/rewrite/verify ask for structured output; 'auto' uses JSON schema "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 def _squash(value: Any) -> str:
@@ -46,8 +46,43 @@ def _str_list(value: Any) -> Any:
     return value
 
 
+def _text(limit: int) -> dict[str, Any]:
+    """JSON-schema bound on a string (llama.cpp grammars enforce it; others may not)."""
+    return {"maxLength": limit}
+
+
+def _texts(items: int, limit: int) -> dict[str, Any]:
+    """JSON-schema bounds on a list of strings."""
+    return {"maxItems": items, "items": {"type": "string", "maxLength": limit}}
+
+
 class _Lenient(BaseModel):
+    """Ignores extra keys and cuts over-long values down to the schema's bounds.
+
+    The bounds keep small local models from rambling until the token limit; a provider
+    that ignores them gets its reply shortened instead of rejected.
+    """
+
     model_config = ConfigDict(extra="ignore")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fit(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fitted = dict(data)
+        for name, info in cls.model_fields.items():
+            bounds = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+            value = fitted.get(name)
+            if isinstance(value, str) and isinstance(bounds.get("maxLength"), int):
+                fitted[name] = value[: bounds["maxLength"]]
+            elif isinstance(value, list) and isinstance(bounds.get("maxItems"), int):
+                item_limit = bounds.get("items", {}).get("maxLength")
+                fitted[name] = [
+                    v[:item_limit] if isinstance(v, str) and isinstance(item_limit, int) else v
+                    for v in value[: bounds["maxItems"]]
+                ]
+        return fitted
 
 
 class QueryComponents(_Lenient):
@@ -55,7 +90,8 @@ class QueryComponents(_Lenient):
 
     components: list[str] = Field(
         description="Short phrases copied from the question: subject, predicate, object, "
-        "complements, modifiers. 2 to 6 items."
+        "complements, modifiers. 2 to 6 items.",
+        json_schema_extra=_texts(8, 80),
     )
 
     _split = field_validator("components", mode="before")(_str_list)
@@ -75,10 +111,13 @@ class RelevanceJudgment(_Lenient):
         description="highly_relevant: contains the answer; somewhat_relevant: on the topic but "
         "lacks the answer; not_relevant: off topic."
     )
-    reason: str = Field(default="", description="One short sentence.")
+    reason: str = Field(
+        default="", description="At most twelve words.", json_schema_extra=_text(160)
+    )
     aligned: list[str] = Field(
         default_factory=list,
         description="The listed question components that the document states.",
+        json_schema_extra=_texts(8, 80),
     )
 
     _label = field_validator("label", mode="before")(normalize_label)
@@ -124,10 +163,12 @@ class QueryRewrite(_Lenient):
     synonyms: list[str] = Field(
         default_factory=list,
         description="Alternative wordings of the question parts the documents did not cover.",
+        json_schema_extra=_texts(6, 60),
     )
     pseudo_document: str = Field(
         default="",
         description="Two sentences that a document answering the question would contain.",
+        json_schema_extra=_text(400),
     )
 
     _syn = field_validator("synonyms", mode="before")(_str_list)
@@ -141,7 +182,7 @@ class QueryRewrite(_Lenient):
 class SearchQuery(_Lenient):
     """The question rewritten as a keyword web-search query (RJAG)."""
 
-    query: str = Field(description="3 to 8 keywords.")
+    query: str = Field(description="3 to 8 keywords.", json_schema_extra=_text(120))
 
     @classmethod
     def from_text(cls, text: str) -> SearchQuery | None:
@@ -158,7 +199,9 @@ class Verification(_Lenient):
 
     supported: bool = Field(description="true if every claim is backed by the cited documents.")
     unsupported_claims: list[str] = Field(
-        default_factory=list, description="Claims the cited documents do not back."
+        default_factory=list,
+        description="Claims the cited documents do not back.",
+        json_schema_extra=_texts(4, 160),
     )
     confidence: float = Field(
         ge=0.0,

@@ -53,7 +53,7 @@ class Components:
     retriever: BaseRetriever | None = None
     web_search: BaseRetriever | None = None
     gate_index: GateIndex | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _cache: dict[tuple[str, ...], object] = field(default_factory=dict, repr=False)
     _slots: dict[int, threading.BoundedSemaphore] = field(default_factory=dict, repr=False)
 
@@ -61,7 +61,7 @@ class Components:
         """The chat model that writes answers."""
         if self.chat_model is not None:
             return self.chat_model
-        return self._model(cfg.model, cfg)
+        return self._model(cfg.model, cfg, cfg.max_answer_tokens)
 
     def judge(self, cfg: Configuration) -> BaseChatModel:
         """The chat model for the internal structured calls."""
@@ -69,7 +69,7 @@ class Components:
             return self.judge_model
         if self.chat_model is not None and not cfg.judge_model:
             return self.chat_model
-        return self._model(cfg.judge_model or cfg.model, cfg)
+        return self._model(cfg.judge_model or cfg.model, cfg, cfg.max_step_tokens)
 
     def knowledge_retriever(self, cfg: Configuration) -> BaseRetriever:
         """The knowledge-base retriever, built from `index_dir` when not injected."""
@@ -78,7 +78,7 @@ class Components:
         from judged_rag.components.builders import build_retriever
 
         key = ("retriever", cfg.store, cfg.index_dir, cfg.database_url, cfg.collection)
-        return self._cached(key, lambda: build_retriever(cfg))  # type: ignore[return-value]
+        return self._cached(key, lambda: build_retriever(cfg, lambda: self.judge(cfg)))  # type: ignore[return-value]
 
     def gate(self, cfg: Configuration) -> GateIndex | None:
         """The gate's index: injected, or the retriever when it can serve as one."""
@@ -104,10 +104,17 @@ class Components:
                 self._slots[limit] = threading.BoundedSemaphore(limit)
             return self._slots[limit]
 
-    def _model(self, spec: str, cfg: Configuration) -> BaseChatModel:
+    def _model(self, spec: str, cfg: Configuration, max_tokens: int) -> BaseChatModel:
         from judged_rag.components.models import load_chat_model
 
-        key = ("model", spec, cfg.base_url, str(cfg.temperature), str(cfg.request_timeout))
+        key = (
+            "model",
+            spec,
+            cfg.base_url,
+            str(cfg.temperature),
+            str(cfg.request_timeout),
+            str(max_tokens),
+        )
         return self._cached(  # type: ignore[return-value]
             key,
             lambda: load_chat_model(
@@ -115,6 +122,7 @@ class Components:
                 base_url=cfg.base_url or None,
                 temperature=cfg.temperature,
                 timeout=cfg.request_timeout,
+                max_tokens=max_tokens,
             ),
         )
 

@@ -9,13 +9,24 @@ from typing import TYPE_CHECKING
 from judged_rag.components import ComponentError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from langchain_core.language_models import BaseChatModel
     from langchain_core.retrievers import BaseRetriever
 
     from judged_rag.configuration import Configuration
 
 
-def build_retriever(cfg: Configuration) -> BaseRetriever:
-    """Open the knowledge base: on-disk files (`index_dir`, the sample when empty) or PostgreSQL."""
+def build_retriever(
+    cfg: Configuration, query_model: Callable[[], BaseChatModel] | None = None
+) -> BaseRetriever:
+    """Open the knowledge base: on-disk files (`index_dir`, the sample when empty) or PostgreSQL.
+
+    Args:
+        cfg: The run's configuration.
+        query_model: Gives the model that writes the sample knowledge base's
+            pseudo-queries for the gate, the first time the gate needs them.
+    """
     if cfg.store == "postgres":
         return _postgres_retriever(cfg)
     try:
@@ -25,8 +36,10 @@ def build_retriever(cfg: Configuration) -> BaseRetriever:
             f"no retriever was injected and the local index cannot be opened ({exc}); "
             "install judged-rag with its default extras or pass Components(retriever=...)"
         ) from exc
-    index_dir = Path(cfg.index_dir) if cfg.index_dir else sample_index_dir()
-    return open_index(index_dir)
+    if cfg.index_dir:
+        return open_index(Path(cfg.index_dir))
+    model = query_model() if query_model is not None and cfg.gate else None
+    return open_index(sample_index_dir(model))
 
 
 def _postgres_retriever(cfg: Configuration) -> BaseRetriever:

@@ -95,6 +95,7 @@ def load_chat_model(
     base_url: str | None = None,
     temperature: float = 0.0,
     timeout: float = 120.0,
+    max_tokens: int | None = None,
 ) -> BaseChatModel:
     """Create the chat model a spec names.
 
@@ -104,6 +105,7 @@ def load_chat_model(
             used for every non-local spec, with `OPENAI_API_KEY` or `"not-needed"`.
         temperature: Sampling temperature.
         timeout: Seconds per request.
+        max_tokens: Cap on generated tokens per call (`None`: the provider's default).
 
     Raises:
         ComponentError: Unknown or unsupported provider, missing package or key.
@@ -113,7 +115,9 @@ def load_chat_model(
     if provider == "local":
         from judged_rag.components.local_model import local_chat_model
 
-        return local_chat_model(model, temperature=temperature, timeout=timeout)
+        return local_chat_model(
+            model, temperature=temperature, timeout=timeout, max_tokens=max_tokens
+        )
 
     if base_url:
         if provider not in (None, "openai"):
@@ -127,6 +131,7 @@ def load_chat_model(
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
             temperature=temperature,
             timeout=timeout,
+            max_tokens=max_tokens,
         )
 
     provider = provider or infer_provider(model)
@@ -144,8 +149,9 @@ def load_chat_model(
     init_chat_model = _init_chat_model()
     if init_chat_model is not None:
         try:
+            extra = {"max_tokens": max_tokens} if max_tokens is not None else {}
             chat_model: BaseChatModel = init_chat_model(
-                model, model_provider=provider, temperature=temperature, timeout=timeout
+                model, model_provider=provider, temperature=temperature, timeout=timeout, **extra
             )
         except ImportError as exc:
             raise ComponentError(f"Provider {provider!r}: {exc}") from exc
@@ -153,7 +159,7 @@ def load_chat_model(
             raise ComponentError(f"Could not create {provider}:{model}: {exc}") from exc
         return chat_model
     if provider == "openai":
-        return _chat_openai(model, temperature=temperature, timeout=timeout)
+        return _chat_openai(model, temperature=temperature, timeout=timeout, max_tokens=max_tokens)
     raise ComponentError(
         f"Provider {provider!r} needs LangChain's init_chat_model: pip install langchain {package}"
     )
@@ -177,12 +183,15 @@ def _chat_openai(
     timeout: float,
     base_url: str | None = None,
     api_key: str | None = None,
+    max_tokens: int | None = None,
 ) -> BaseChatModel:
     import openai
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
     kwargs: dict[str, Any] = {"base_url": base_url} if base_url else {}
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
     if api_key is not None:
         kwargs["api_key"] = SecretStr(api_key)
     try:

@@ -85,11 +85,17 @@ def default_sample_dir() -> Path:
     return home() / "indexes" / "sample"
 
 
+SAMPLE_PSEUDO_QUERIES = 96
+"""Pseudo-queries written for the sample's gate: enough for a 5th-percentile estimate,
+few enough for a first run on a CPU (one short LLM call each)."""
+
+
 def sample_index_dir(
     query_model: BaseChatModel | None = None,
     *,
     embeddings: Embeddings | None = None,
     progress: bool = True,
+    pseudo_queries: int = SAMPLE_PSEUDO_QUERIES,
 ) -> Path:
     """The sample knowledge base's index directory, built at first call.
 
@@ -98,6 +104,7 @@ def sample_index_dir(
             pseudo-queries with it (an incremental rebuild: nothing is re-embedded).
         embeddings: Embeddings for a first build; default: the bundled MiniLM.
         progress: Show progress bars while building.
+        pseudo_queries: Chunks sampled for the gate's pseudo-queries.
     """
     index_dir = default_sample_dir()
     if _ready(index_dir, need_gate=query_model is not None):
@@ -108,6 +115,7 @@ def sample_index_dir(
         query_model=query_model,
         embeddings=embeddings,
         progress=progress,
+        pseudo_queries=pseudo_queries,
         wait=900.0,
     )
     return index_dir

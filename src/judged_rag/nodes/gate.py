@@ -69,6 +69,7 @@ def gate(
     state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components
 ) -> dict[str, Any]:
     """Validate the input, reset the run, and decide whether retrieval is needed."""
+    started = time.time()
     cfg = settings(config, runtime)
     question, options, task = validate_input(state)
     events: list[TraceEvent] = [event("gate", "start", task_type=task, options=len(options or []))]
@@ -78,7 +79,7 @@ def gate(
         "question": question,
         "options": options,
         "resolved_task": task,
-        "started_at": time.time(),
+        "started_at": started,
         "gate_route": route,
         "answer": "",
         "draft": "",
