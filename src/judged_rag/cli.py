@@ -68,11 +68,12 @@ def _ask(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {}
     started = time.monotonic()
     for mode, chunk in graph.stream(inputs, context=cfg, stream_mode=["updates", "values"]):
+        part: dict[str, Any] = dict(chunk)  # type: ignore[arg-type]
         if mode == "updates":
-            for node in chunk:
+            for node in part:
                 logger.info("%6.1f s  %s done", time.monotonic() - started, node)
         else:
-            result = {key: chunk[key] for key in OUTPUT_KEYS if key in chunk}
+            result = {key: part[key] for key in OUTPUT_KEYS if key in part}
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:

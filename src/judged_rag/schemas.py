@@ -72,15 +72,17 @@ class _Lenient(BaseModel):
             return data
         fitted = dict(data)
         for name, info in cls.model_fields.items():
-            bounds = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+            bounds: dict[str, Any] = dict(info.json_schema_extra or {})  # type: ignore[arg-type]
             value = fitted.get(name)
-            if isinstance(value, str) and isinstance(bounds.get("maxLength"), int):
-                fitted[name] = value[: bounds["maxLength"]]
-            elif isinstance(value, list) and isinstance(bounds.get("maxItems"), int):
-                item_limit = bounds.get("items", {}).get("maxLength")
+            text_limit = bounds.get("maxLength")
+            item_count = bounds.get("maxItems")
+            if isinstance(value, str) and isinstance(text_limit, int):
+                fitted[name] = value[:text_limit]
+            elif isinstance(value, list) and isinstance(item_count, int):
+                item_limit = dict(bounds.get("items") or {}).get("maxLength")
                 fitted[name] = [
                     v[:item_limit] if isinstance(v, str) and isinstance(item_limit, int) else v
-                    for v in value[: bounds["maxItems"]]
+                    for v in value[:item_count]
                 ]
         return fitted
 
