@@ -107,19 +107,30 @@ class QueryComponents(_Lenient):
 
 
 class RelevanceJudgment(_Lenient):
-    """RJAG's relevance label for one document, plus the components it grounds."""
+    """RJAG's relevance label for one document, plus the components it grounds.
 
-    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
-        description="highly_relevant: contains the answer; somewhat_relevant: on the topic but "
-        "lacks the answer; not_relevant: off topic."
+    `evidence` comes first on purpose: a small model that has just copied the answering
+    words out of the document labels it far more consistently than one asked for the
+    label straight away (Qwen2.5-1.5B called a document stating "proved by Andrew Wiles"
+    somewhat relevant "because it does not say who proved it" without this field).
+    """
+
+    evidence: str = Field(
+        default="",
+        description="Words copied from the document that answer the question; empty if none.",
+        json_schema_extra=_text(200),
     )
-    reason: str = Field(
-        default="", description="At most twelve words.", json_schema_extra=_text(160)
+    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
+        description="highly_relevant: the evidence answers the question; somewhat_relevant: "
+        "same topic, no answer; not_relevant: another topic."
     )
     aligned: list[str] = Field(
         default_factory=list,
-        description="The listed question components that the document states.",
+        description="The listed question parts that the document states.",
         json_schema_extra=_texts(8, 80),
+    )
+    reason: str = Field(
+        default="", description="At most twelve words.", json_schema_extra=_text(160)
     )
 
     _label = field_validator("label", mode="before")(normalize_label)

@@ -43,6 +43,8 @@ class Judgment(TypedDict):
     doc_id: str
     label: Label
     reason: str
+    evidence: str
+    """What the judge quoted from the document as answering the question."""
     aligned_components: list[str]
     alignment: Alignment
     alignment_ratio: float

@@ -52,6 +52,7 @@ def judge(
             **base,  # type: ignore[typeddict-item]
             label=label,
             reason=f"composite score {score} past the pre-filter bound",
+            evidence="",
             aligned_components=[],
             alignment="unchecked",
             alignment_ratio=0.0,
@@ -87,6 +88,7 @@ def judge(
         **base,  # type: ignore[typeddict-item]
         label=value.label,
         reason=value.reason[:300],
+        evidence=value.evidence,
         aligned_components=aligned,
         alignment=alignment,
         alignment_ratio=ratio,
@@ -126,4 +128,5 @@ def _judged(judgment: Judgment) -> Any:
         alignment=judgment["alignment"],
         score=judgment["composite_score"],
         by=judgment["by"],
+        evidence=judgment["evidence"][:120],
     )
