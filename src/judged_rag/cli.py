@@ -141,20 +141,35 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
 
 
 def _index(args: argparse.Namespace) -> int:
-    from judged_rag.indexing import build_index
-
+    if bool(args.index) == bool(args.postgres):
+        raise ValueError("give exactly one of --index DIR or --postgres URL")
     query_model = None
     if args.pseudo_queries > 0:
         from judged_rag.components.models import load_chat_model
 
         query_model = load_chat_model(args.model or Configuration().model)
-    stats = build_index(
-        [Path(p).expanduser() for p in args.paths],
-        Path(args.index).expanduser(),
-        query_model=query_model,
-        pseudo_queries=args.pseudo_queries,
-        progress=not args.quiet,
-    )
+    paths = [Path(p).expanduser() for p in args.paths]
+    if args.postgres:
+        from judged_rag.components.pgstore import build_pg_index
+
+        stats = build_pg_index(
+            paths,
+            args.postgres,
+            collection=args.collection,
+            query_model=query_model,
+            pseudo_queries=args.pseudo_queries,
+            progress=not args.quiet,
+        )
+    else:
+        from judged_rag.indexing import build_index
+
+        stats = build_index(
+            paths,
+            Path(args.index).expanduser(),
+            query_model=query_model,
+            pseudo_queries=args.pseudo_queries,
+            progress=not args.quiet,
+        )
     print(json.dumps(stats.__dict__, indent=2, default=str))
     return 0
 
@@ -240,7 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = sub.add_parser("index", help="index files or folders (text, Markdown, HTML, PDF)")
     index.add_argument("paths", nargs="+")
-    index.add_argument("--index", required=True, help="index directory to create or update")
+    index.add_argument("--index", help="index directory to create or update")
+    index.add_argument("--postgres", metavar="URL", help="build into PostgreSQL + pgvector instead")
+    index.add_argument("--collection", default="judged_rag", help="PostgreSQL collection name")
     index.add_argument(
         "--pseudo-queries", type=int, default=200, help="chunks sampled for the gate (0: none)"
     )

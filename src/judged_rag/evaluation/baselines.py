@@ -305,6 +305,7 @@ def grade(
         doc_id=doc["id"],
         label="highly_relevant" if relevant else "not_relevant",
         reason=f"binary grade: {outcome.value.binary_score}",
+        evidence="",
         aligned_components=[],
         alignment="unchecked",
         alignment_ratio=0.0,

@@ -78,7 +78,7 @@ def composite_score(doc: Doc, cfg: Configuration) -> float:
     return round(cfg.alpha * sim + cfg.beta * reliability, 4)
 
 
-_SCORE_KEYS = ("similarity", "score", "bm25", "dense", "rank", "relevance_score")
+_SCORE_KEYS = ("similarity", "score", "bm25", "keyword", "dense", "rank", "relevance_score")
 
 
 def to_doc(document: Document, *, origin: str, iteration: int, reliability: str) -> Doc:
