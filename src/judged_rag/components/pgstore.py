@@ -32,19 +32,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import psycopg
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from langchain_core.retrievers import BaseRetriever
 from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from judged_rag.components import ComponentError
 from judged_rag.indexing.builder import (
@@ -62,6 +60,7 @@ from judged_rag.indexing.chunking import (
 )
 from judged_rag.indexing.errors import IndexBuildError, IndexLockedError
 from judged_rag.indexing.loaders import collect_files, describe, file_hash
+from judged_rag.indexing.retriever import FusedRetriever
 from judged_rag.indexing.store import Chunk, Vectors
 
 if TYPE_CHECKING:
@@ -641,7 +640,7 @@ WHERE c.id IN (SELECT id FROM dense UNION SELECT id FROM keyword)
 """
 
 
-class PgHybridRetriever(BaseRetriever):
+class PgHybridRetriever(FusedRetriever):
     """pgvector + PostgreSQL full-text retrieval over a collection, with per-run options.
 
     It fuses like `judged_rag.indexing.HybridRetriever` (weighted, with the keyword rank
@@ -673,16 +672,8 @@ class PgHybridRetriever(BaseRetriever):
         keyword_rank: Full-text ranking function, "ts_rank" or "ts_rank_cd".
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     url: str = Field(repr=False)
     collection: str = "judged_rag"
-    embeddings: Embeddings = Field(exclude=True)
-    k: int = Field(default=10, ge=1)
-    fusion: Fusion = "weighted"
-    dense_weight: float = Field(default=0.5, ge=0.0, le=1.0)
-    fetch_k: int = Field(default=50, ge=1)
-    dedup_threshold: float = DEDUP_THRESHOLD
     dimension: int
     embedding_model: str
     reliability: str = "B"
@@ -691,9 +682,6 @@ class PgHybridRetriever(BaseRetriever):
     _pool: ConnectionPool[Any] | None = PrivateAttr(default=None)
     _tables: _Tables = PrivateAttr()
     _search_sql: sql.Composed = PrivateAttr()
-
-    accepts_run_options: ClassVar[bool] = True
-    """Marks retrievers that take `k`, `fusion` and `dense_weight` per call."""
 
     def model_post_init(self, context: Any) -> None:
         """Open the connection pool."""
@@ -772,35 +760,6 @@ class PgHybridRetriever(BaseRetriever):
                 f"({self.embedding_model}); open it with the embeddings that built it"
             )
         return vector
-
-    def _get_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
-        fusion: Fusion | None = None,
-        dense_weight: float | None = None,
-    ) -> list[Document]:
-        k = self.k if k is None else int(k)
-        fusion = self.fusion if fusion is None else fusion
-        weight = self.dense_weight if dense_weight is None else float(dense_weight)
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
-        if fusion not in ("weighted", "rrf"):
-            raise ValueError(f"fusion must be 'weighted' or 'rrf', got {fusion!r}")
-        if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"dense_weight must be in [0, 1], got {weight}")
-        started = time.perf_counter()
-        docs = self._search(query, k, fusion, weight)
-        logger.debug(
-            "retrieved %d chunks (%s, dense %.2f) in %.1f ms",
-            len(docs),
-            fusion,
-            weight,
-            (time.perf_counter() - started) * 1000,
-        )
-        return docs
 
     def _search(self, query: str, k: int, fusion: Fusion, weight: float) -> list[Document]:
         fetch = max(self.fetch_k, k)

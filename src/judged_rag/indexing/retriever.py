@@ -35,29 +35,15 @@ Fusion = Literal["weighted", "rrf"]
 RRF_K = 60
 
 
-class HybridRetriever(BaseRetriever):
-    """BM25 + dense retrieval over a judged-rag index, with per-run options.
+class FusedRetriever(BaseRetriever):
+    """A dense + keyword retriever whose `k`, fusion and dense weight can change per call.
 
-    Per-run options go as keywords: ``retriever.invoke(q, config, k=5, fusion="rrf",
-    dense_weight=0.7)``. Returned documents have ``id`` = chunk id and metadata
-    ``chunk_id``, ``source``, ``title``, ``similarity`` (cosine clipped to [0, 1]),
-    ``bm25`` (raw), ``score`` (fused, [0, 1]) and ``reliability`` (letter grade). The
-    BM25 part of ``score`` is relative to the query's best BM25 hit, so ``score`` ranks;
-    ``similarity`` is the absolute relevance signal.
-
-    Attributes:
-        store: The loaded index.
-        embeddings: Embeddings of the model that built the index.
-        k: Documents returned.
-        fusion: "weighted" score fusion or "rrf" (reciprocal-rank fusion).
-        dense_weight: Weight of the dense side (BM25 gets the rest).
-        fetch_k: Candidates taken from each side before fusion.
-        dedup_threshold: Cosine above which a result is a near-duplicate of a better one.
+    Subclasses implement `_search`; this class checks the per-run options. Both the file
+    index (`HybridRetriever`) and the PostgreSQL store build on it.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    store: IndexStore = Field(exclude=True)
     embeddings: Embeddings = Field(exclude=True)
     k: int = Field(default=10, ge=1)
     fusion: Fusion = "weighted"
@@ -67,26 +53,6 @@ class HybridRetriever(BaseRetriever):
 
     accepts_run_options: ClassVar[bool] = True
     """Marks retrievers that take `k`, `fusion` and `dense_weight` per call."""
-
-    @property
-    def gate_similarities(self) -> list[float] | None:
-        """Stored chunk <-> own-pseudo-query cosines; None if built without pseudo-queries."""
-        return self.store.gate_similarities()
-
-    def max_similarity(self, question: str) -> float:
-        """Best cosine of the question to any chunk (FAISS search)."""
-        scores, _ = self.store.dense_search(self._embed(question), 1)
-        return float(scores[0]) if len(scores) else 0.0
-
-    def _embed(self, text: str) -> Vectors:
-        vector: Vectors = normalize(self.embeddings.embed_query(text))[0]
-        if vector.shape[0] != self.store.dimension:
-            raise IndexFormatError(
-                f"the query embeddings give {vector.shape[0]}-dimensional vectors but the index "
-                f"at {self.store.directory} holds {self.store.dimension}-dimensional ones "
-                f"({self.store.embedding_model}); open it with the embeddings that built it"
-            )
-        return vector
 
     def _get_relevant_documents(
         self,
@@ -116,6 +82,52 @@ class HybridRetriever(BaseRetriever):
             (time.perf_counter() - started) * 1000,
         )
         return docs
+
+    def _search(self, query: str, k: int, fusion: Fusion, weight: float) -> list[Document]:
+        raise NotImplementedError
+
+
+class HybridRetriever(FusedRetriever):
+    """BM25 + dense retrieval over a judged-rag index, with per-run options.
+
+    Per-run options go as keywords: ``retriever.invoke(q, config, k=5, fusion="rrf",
+    dense_weight=0.7)``. Returned documents have ``id`` = chunk id and metadata
+    ``chunk_id``, ``source``, ``title``, ``similarity`` (cosine clipped to [0, 1]),
+    ``bm25`` (raw), ``score`` (fused, [0, 1]) and ``reliability`` (letter grade). The
+    BM25 part of ``score`` is relative to the query's best BM25 hit, so ``score`` ranks;
+    ``similarity`` is the absolute relevance signal.
+
+    Attributes:
+        store: The loaded index.
+        embeddings: Embeddings of the model that built the index.
+        k: Documents returned.
+        fusion: "weighted" score fusion or "rrf" (reciprocal-rank fusion).
+        dense_weight: Weight of the dense side (BM25 gets the rest).
+        fetch_k: Candidates taken from each side before fusion.
+        dedup_threshold: Cosine above which a result is a near-duplicate of a better one.
+    """
+
+    store: IndexStore = Field(exclude=True)
+
+    @property
+    def gate_similarities(self) -> list[float] | None:
+        """Stored chunk <-> own-pseudo-query cosines; None if built without pseudo-queries."""
+        return self.store.gate_similarities()
+
+    def max_similarity(self, question: str) -> float:
+        """Best cosine of the question to any chunk (FAISS search)."""
+        scores, _ = self.store.dense_search(self._embed(question), 1)
+        return float(scores[0]) if len(scores) else 0.0
+
+    def _embed(self, text: str) -> Vectors:
+        vector: Vectors = normalize(self.embeddings.embed_query(text))[0]
+        if vector.shape[0] != self.store.dimension:
+            raise IndexFormatError(
+                f"the query embeddings give {vector.shape[0]}-dimensional vectors but the index "
+                f"at {self.store.directory} holds {self.store.dimension}-dimensional ones "
+                f"({self.store.embedding_model}); open it with the embeddings that built it"
+            )
+        return vector
 
     def _search(self, query: str, k: int, fusion: Fusion, weight: float) -> list[Document]:
         store = self.store
