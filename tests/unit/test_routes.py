@@ -215,7 +215,7 @@ def test_rewrite_loop_stops_at_max_iterations() -> None:
     docs = [doc(f"d{i}", f"Unrelated fact number {i}.") for i in range(3)]
     retriever = scripted_retriever([docs[0]], [docs[1]], [docs[2]], [doc("never", "never reached")])
     parts = Components(
-        chat_model=generator("I don't know."),
+        chat_model=generator("Apollo 11 landed in July 1969."),
         judge_model=judge_model(
             components("Apollo 11"),
             label("somewhat_relevant"),
@@ -309,7 +309,7 @@ def test_citation_to_missing_document_is_caught() -> None:
 
 def test_failing_retriever_and_web_backend_are_recorded_and_the_run_completes() -> None:
     parts = Components(
-        chat_model=generator("I don't know."),
+        chat_model=generator("Apollo 11 landed in July 1969."),
         judge_model=judge_model(components("Apollo 11"), keywords("Apollo 11"), verdict(True, 0.8)),
         retriever=RunnableLambda(failing(ConnectionError("index server down"))),  # type: ignore[arg-type]
         web_search=RunnableLambda(failing(TimeoutError("search timed out"))),  # type: ignore[arg-type]
@@ -377,3 +377,17 @@ def test_exhausted_time_budget_abstains_with_reason() -> None:
     assert out["abstained"] is True and out["reason"] == "budget_exhausted"
     assert {e["node"] for e in events(out, name="budget")} >= {"generate"}
     assert out["cost"]["llm_calls"] <= 2
+
+
+@pytest.mark.parametrize("draft", ["I don't know.", "I do not know the answer.", "Unknown"])
+def test_a_draft_that_declines_is_an_abstention(draft: str) -> None:
+    parts = Components(
+        chat_model=generator(draft),
+        judge_model=judge_model(components("Apollo 11"), label("not_relevant")),
+        retriever=scripted_retriever([SATURN]),
+    )
+    out = run(parts, max_iterations=1, web_search="none")
+    assert out["abstained"] is True and out["answer"] == "Unknown"
+    assert out["reason"] == "model_declined"
+    assert events(out, "verify", "declined")
+    assert out["cost"]["llm_calls"] == 3  # parse, judge, generate: no verification call

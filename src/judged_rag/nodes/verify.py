@@ -13,6 +13,7 @@ This is the last node of every run: it also closes the run's accounting.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Literal
 
@@ -43,6 +44,9 @@ FALLBACK = Verification(supported=False, unsupported_claims=[], confidence=0.0)
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
 Verdict = Literal["accept", "regenerate", "abstain"]
+
+DECLINED = re.compile(r"^\W*(i\s+(do\s+not|don'?t|cannot|can'?t)\s+know|unknown)\b", re.IGNORECASE)
+"""A draft that only says the model does not know (the prompts ask for these words)."""
 
 
 def integrate(s_max: float | None, confidence: float, cfg: Configuration) -> Basis | None:
@@ -76,6 +80,10 @@ def verify(
     if not draft:
         reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
         return _finish(state, cfg, "abstain", None, reason, events, cost)
+    if DECLINED.match(draft):
+        # The generator itself declined: an abstention, not an answer to check.
+        events.append(event("verify", "declined", draft=draft[:120]))
+        return _finish(state, cfg, "abstain", None, "model_declined", events, cost)
     s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
     if invalid:
