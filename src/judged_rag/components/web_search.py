@@ -282,29 +282,9 @@ def tavily_response_to_documents(response: object, *, k: int = 5) -> list[Docume
     results = response.get("results")
     if not isinstance(results, list):
         raise WebSearchError("tavily response has no 'results' list", backend=backend)
-    docs: list[Document] = []
-    seen: set[str] = set()
-    for item in results:
-        if not isinstance(item, Mapping):
-            continue
-        url, content = item.get("url"), item.get("content")
-        if not isinstance(url, str) or not url or not isinstance(content, str) or url in seen:
-            continue
-        seen.add(url)
-        title = item.get("title")
-        docs.append(
-            _web_document(
-                url=url,
-                title=title if isinstance(title, str) else "",
-                snippet=content,
-                similarity=_score(item.get("score")),
-                backend=backend,
-                rank=len(docs) + 1,
-            )
-        )
-    if results and not docs:
-        raise WebSearchError("tavily results lack 'url'/'content' fields", backend=backend)
-    return authoritative_first(docs)[:k]
+    return _result_documents(
+        results, url_key="url", text_key="content", score_key="score", backend=backend, k=k
+    )
 
 
 class TavilyWebSearch(BaseRetriever):
@@ -378,13 +358,29 @@ def ddgs_results_to_documents(results: object, *, k: int = 5) -> list[Document]:
         raise WebSearchError(
             f"duckduckgo returned a {type(results).__name__}, not a list", backend=backend
         )
+    # ddgs gives no relevance score
+    return _result_documents(
+        results, url_key="href", text_key="body", score_key=None, backend=backend, k=k
+    )
+
+
+def _result_documents(
+    results: list[Any],
+    *,
+    url_key: str,
+    text_key: str,
+    score_key: str | None,
+    backend: str,
+    k: int,
+) -> list[Document]:
+    """Web results (dicts) as graded documents: one per URL, authoritative first."""
     docs: list[Document] = []
     seen: set[str] = set()
     for item in results:
         if not isinstance(item, Mapping):
             continue
-        url, body = item.get("href"), item.get("body")
-        if not isinstance(url, str) or not url or not isinstance(body, str) or url in seen:
+        url, text = item.get(url_key), item.get(text_key)
+        if not isinstance(url, str) or not url or not isinstance(text, str) or url in seen:
             continue
         seen.add(url)
         title = item.get("title")
@@ -392,14 +388,16 @@ def ddgs_results_to_documents(results: object, *, k: int = 5) -> list[Document]:
             _web_document(
                 url=url,
                 title=title if isinstance(title, str) else "",
-                snippet=body,
-                similarity=None,  # ddgs gives no relevance score
+                snippet=text,
+                similarity=_score(item.get(score_key)) if score_key else None,
                 backend=backend,
                 rank=len(docs) + 1,
             )
         )
     if results and not docs:
-        raise WebSearchError("duckduckgo results lack 'href'/'body' fields", backend=backend)
+        raise WebSearchError(
+            f"{backend} results lack '{url_key}'/'{text_key}' fields", backend=backend
+        )
     return authoritative_first(docs)[:k]
 
 
