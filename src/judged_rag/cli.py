@@ -201,7 +201,7 @@ def _serve(args: argparse.Namespace) -> int:
             raise ValueError(f"environment variable {args.api_key_env} is not set or empty")
     settings = settings_from_args(args)
     graph = _load_graph(args.graph) if args.graph else None
-    app = create_app(graph, api_key=api_key, settings=settings)
+    app = create_app(graph, api_key=api_key, settings=settings, checkpointer=args.checkpointer)
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"judged-rag: warning: serving on {args.host} without an API key "
@@ -281,6 +281,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve_.add_argument("--index", help="index directory (default: the sample knowledge base)")
     serve_.add_argument("--model", help="chat model (clients cannot change it)")
+    serve_.add_argument(
+        "--checkpointer",
+        metavar="sqlite:PATH",
+        help="keep threads in this SQLite file, across restarts; clients send "
+        "configurable.thread_id and read threads back at /judged-rag/threads/{id}/state",
+    )
     common(serve_)
     serve_.set_defaults(func=_serve)
 

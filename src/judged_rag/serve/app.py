@@ -20,14 +20,20 @@ What this adapter adds to a bare `add_routes(app, graph)`:
 - `/stream_log` and `/stream_events` serialise LangGraph's `Send` packets (LangServe's
   serialiser cannot, and the judge fan-out uses them).
 - An optional API key (`X-API-Key` header) guards every route.
+- An optional checkpointer (`checkpointer="sqlite:PATH"`) keeps threads across runs and
+  server restarts: clients then name their thread as `configurable.thread_id` (422
+  without one), and `GET /judged-rag/threads/{thread_id}/state` and `/history` read it
+  back. Any client holding the API key can read any thread it can name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
+from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
 import orjson
@@ -35,6 +41,7 @@ from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Overwrite, Send
 from langserve import add_routes
 from langserve.serialization import WellKnownLCSerializer
@@ -53,6 +60,8 @@ PATH = "/judged-rag"
 API_KEY_HEADER = "X-API-Key"
 SERVER_ONLY_SETTINGS: tuple[str, ...] = ("model", "judge_model", "base_url", "index_dir")
 """Settings clients may not change: they choose what the server connects to or reads."""
+THREAD_ID = "thread_id"
+HISTORY_LIMIT = 100
 
 
 class JudgedRagInput(BaseModel):
@@ -76,10 +85,20 @@ class JudgedRagInput(BaseModel):
         return self
 
 
-def _settings_specs(locked: Collection[str]) -> list[ConfigurableFieldSpec]:
-    """Every setting a client may send, optional (unset ones keep the server's value)."""
+def _settings_specs(locked: Collection[str], *, threads: bool) -> list[ConfigurableFieldSpec]:
+    """Every setting a client may send, optional (unset ones keep the server's value).
+
+    With `threads`, also the thread to run on (required by the config modifier).
+    """
     hints = get_type_hints(Configuration)
-    return [
+    thread = ConfigurableFieldSpec(
+        id=THREAD_ID,
+        annotation=str | None,
+        name=THREAD_ID,
+        description="The thread to run on: its state is kept and each run continues it.",
+        default=None,
+    )
+    return ([thread] if threads else []) + [
         ConfigurableFieldSpec(
             id=f.name,
             annotation=hints[f.name] | None,
@@ -114,6 +133,7 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
     """
 
     def __init__(self, graph: Graph, specs: list[ConfigurableFieldSpec]) -> None:
+        self.base = graph
         self.graph = graph
         self.name = graph.name
         # Pregel's typed overloads want `InputState`; LangServe hands over plain dicts.
@@ -131,6 +151,13 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
             "JudgedRagConfig",
             configurable=(settings | None, Field(default=None, description="Run settings.")),
         )
+
+    def attach(self, checkpointer: BaseCheckpointSaver[Any] | None) -> None:
+        """Run on `checkpointer` from now on (`None`: the graph as it was given)."""
+        self.graph = (
+            self.base if checkpointer is None else self.base.copy({"checkpointer": checkpointer})
+        )
+        self._pregel = self.graph
 
     @property
     def config_specs(self) -> list[ConfigurableFieldSpec]:
@@ -175,10 +202,11 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
 
 
 def _config_modifier(
-    server_settings: Mapping[str, Any], locked: Collection[str]
+    server_settings: Mapping[str, Any], locked: Collection[str], *, threads: bool
 ) -> Callable[[dict[str, Any], Request], dict[str, Any]]:
     def modify(config: dict[str, Any], request: Request) -> dict[str, Any]:
         sent = {k: v for k, v in (config.get("configurable") or {}).items() if v is not None}
+        thread_id = sent.pop(THREAD_ID, None)
         refused = sorted(set(sent) & set(locked))
         if refused:  # unreachable through the schema; kept as a second lock
             raise HTTPException(422, f"setting(s) fixed by the server: {', '.join(refused)}")
@@ -187,9 +215,96 @@ def _config_modifier(
             Configuration.from_mapping(merged, strict=True)
         except ValueError as exc:
             raise HTTPException(422, str(exc)) from None
+        if threads:
+            if not thread_id or not str(thread_id).strip():
+                raise HTTPException(
+                    422, "this server keeps threads: name one as config.configurable.thread_id"
+                )
+            merged[THREAD_ID] = str(thread_id)
         return {**config, "configurable": merged}
 
     return modify
+
+
+def parse_checkpointer(spec: str) -> Path:
+    """The SQLite file of a `sqlite:PATH` checkpointer spec.
+
+    Raises:
+        ValueError: Not a `sqlite:` spec, or the file's folder does not exist.
+    """
+    scheme, sep, location = spec.partition(":")
+    if scheme != "sqlite" or not sep or not location.strip():
+        raise ValueError(f"checkpointer: expected sqlite:PATH, got {spec!r}")
+    path = Path(location).expanduser()
+    if not path.parent.is_dir():
+        raise ValueError(f"checkpointer: folder {path.parent} does not exist")
+    return path
+
+
+@contextlib.asynccontextmanager
+async def _sqlite_checkpointer(path: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    # LangServe runs the graph's async methods, so the saver must be the async one; its
+    # connection belongs to the server's event loop, hence opened in the lifespan.
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        await saver.setup()
+        yield saver
+
+
+def _json(payload: Any, status_code: int = 200) -> Response:
+    return Response(
+        orjson.dumps(payload, default=_serialize),
+        status_code=status_code,
+        media_type="application/json",
+    )
+
+
+def _add_thread_routes(app: FastAPI, served: _ServedGraph) -> None:
+    """Read a thread back: its latest state, and the history of its checkpoints."""
+    visible = frozenset(OutputState.__annotations__) | {"question", "options", "task_type"}
+
+    def thread_config(thread_id: str) -> RunnableConfig:
+        return {"configurable": {THREAD_ID: thread_id}}
+
+    @app.get(f"{PATH}/threads/{{thread_id}}/state")
+    async def thread_state(thread_id: str) -> Response:
+        """The thread's latest checkpoint: question, output, what runs next."""
+        snapshot = await served.graph.aget_state(thread_config(thread_id))
+        if snapshot.created_at is None:
+            return _json({"detail": f"no thread {thread_id!r}"}, 404)
+        values = snapshot.values if isinstance(snapshot.values, dict) else {}
+        return _json(
+            {
+                "thread_id": thread_id,
+                "checkpoint_id": snapshot.config["configurable"].get("checkpoint_id"),
+                "created_at": snapshot.created_at,
+                "next": list(snapshot.next),
+                "values": {k: v for k, v in values.items() if k in visible},
+            }
+        )
+
+    @app.get(f"{PATH}/threads/{{thread_id}}/history")
+    async def thread_history(thread_id: str, limit: int = 20) -> Response:
+        """The thread's checkpoints, newest first (at most `limit`, up to 100)."""
+        limit = max(1, min(limit, HISTORY_LIMIT))
+        checkpoints = [
+            {
+                "checkpoint_id": s.config["configurable"].get("checkpoint_id"),
+                "parent_checkpoint_id": (s.parent_config or {})
+                .get("configurable", {})
+                .get("checkpoint_id"),
+                "created_at": s.created_at,
+                "step": (s.metadata or {}).get("step"),
+                "source": (s.metadata or {}).get("source"),
+                "next": list(s.next),
+                "question": s.values.get("question") if isinstance(s.values, dict) else None,
+            }
+            async for s in served.graph.aget_state_history(thread_config(thread_id), limit=limit)
+        ]
+        if not checkpoints:
+            return _json({"detail": f"no thread {thread_id!r}"}, 404)
+        return _json({"thread_id": thread_id, "checkpoints": checkpoints})
 
 
 def create_app(
@@ -198,6 +313,7 @@ def create_app(
     api_key: str | None = None,
     settings: Mapping[str, Any] | None = None,
     locked_settings: Collection[str] = SERVER_ONLY_SETTINGS,
+    checkpointer: str | None = None,
 ) -> FastAPI:
     """A FastAPI app serving the workflow at `/judged-rag` with LangServe.
 
@@ -208,9 +324,12 @@ def create_app(
         settings: The server's settings, under each request's own (preset and values,
             as in `Configuration.from_mapping`).
         locked_settings: Settings only `settings` may give; clients sending them get 422.
+        checkpointer: `sqlite:PATH` to keep threads in that SQLite file (created if
+            absent), across runs and restarts; clients then send `thread_id`.
 
     Raises:
-        ValueError: `settings` are not valid settings.
+        ValueError: `settings` are not valid settings, the checkpointer spec is not
+            `sqlite:PATH`, or the graph already has a checkpointer.
     """
     if graph is None:
         from judged_rag.graph.builder import graph as default_graph
@@ -219,11 +338,30 @@ def create_app(
     server_settings = dict(settings or {})
     Configuration.from_mapping(server_settings, strict=True)
     locked = frozenset(locked_settings)
+    database = parse_checkpointer(checkpointer) if checkpointer else None
+    if database is not None and graph.checkpointer is not None:
+        raise ValueError("the graph was compiled with a checkpointer: give it no other")
+    threads = database is not None
+    served = _ServedGraph(graph, _settings_specs(locked, threads=threads))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if database is None:
+            yield
+            return
+        async with _sqlite_checkpointer(database) as saver:
+            served.attach(saver)
+            logger.info("threads are kept in %s", database)
+            try:
+                yield
+            finally:
+                served.attach(None)
 
     app = FastAPI(
         title="judged-rag",
         description="Retrieval-augmented answers that judge what they retrieve (LangServe).",
         version="0.1.0",
+        lifespan=lifespan,
     )
 
     @app.exception_handler(InvalidInputError)
@@ -255,11 +393,13 @@ def create_app(
                 )
             return await call_next(request)
 
+    if threads:
+        _add_thread_routes(app, served)
     add_routes(
         app,
-        _ServedGraph(graph, _settings_specs(locked)),
+        served,
         path=PATH,
-        per_req_config_modifier=_config_modifier(server_settings, locked),
+        per_req_config_modifier=_config_modifier(server_settings, locked, threads=threads),
         serializer=_Serializer(),
         enable_feedback_endpoint=False,
         enable_public_trace_link_endpoint=False,
