@@ -238,6 +238,8 @@ def langserve_server(work: Path, args: argparse.Namespace) -> Iterator[RunningSe
         cmd += ["--graph", "tests.integration.load_graph:graph"]
     else:
         cmd += ["--model", args.model, "--preset", args.preset]
+    if args.run_threads:
+        cmd += ["--run-threads", str(args.run_threads)]
     log = work / "langserve.log"
     t0 = time.monotonic()
     proc = start(cmd, cwd=work, log=log, env=env_with_repo_on_path(**server_env(args)))
@@ -429,6 +431,7 @@ def run_target(target: str, args: argparse.Namespace, work: Path) -> Report:
         options={
             "stateless": args.stateless if target == "langgraph" else None,
             "n_jobs_per_worker": args.n_jobs_per_worker if target == "langgraph" else None,
+            "run_threads": args.run_threads if target == "langserve" else None,
             "timeout_s": args.timeout,
             "preset": args.preset if args.model != "fake" else None,
         },
@@ -509,6 +512,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--preset", default="fast", help="preset for a real model")
     p.add_argument("--stateless", action="store_true", help="LangGraph: stateless runs")
     p.add_argument("--n-jobs-per-worker", type=int, help="LangGraph: passed to `langgraph dev`")
+    p.add_argument("--run-threads", type=int, help="LangServe: passed to `judged-rag serve`")
     p.add_argument("--start-timeout", type=float, default=120.0, help="seconds to start a server")
     p.add_argument("--json", type=Path, help="write the reports here")
     p.add_argument("--keep-logs", action="store_true", help="keep the servers' logs (path printed)")

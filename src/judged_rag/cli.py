@@ -201,7 +201,13 @@ def _serve(args: argparse.Namespace) -> int:
             raise ValueError(f"environment variable {args.api_key_env} is not set or empty")
     settings = settings_from_args(args)
     graph = _load_graph(args.graph) if args.graph else None
-    app = create_app(graph, api_key=api_key, settings=settings, checkpointer=args.checkpointer)
+    app = create_app(
+        graph,
+        api_key=api_key,
+        settings=settings,
+        checkpointer=args.checkpointer,
+        run_threads=args.run_threads,
+    )
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"judged-rag: warning: serving on {args.host} without an API key "
@@ -286,6 +292,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="sqlite:PATH",
         help="keep threads in this SQLite file, across restarts; clients send "
         "configurable.thread_id and read threads back at /judged-rag/threads/{id}/state",
+    )
+    serve_.add_argument(
+        "--run-threads",
+        type=int,
+        default=32,
+        metavar="N",
+        help="threads for blocking model calls, shared by all requests (default: 32)",
     )
     common(serve_)
     serve_.set_defaults(func=_serve)

@@ -191,3 +191,8 @@ def test_serve_refuses_a_bad_checkpointer(
     args = ["serve", "--graph", "tests.integration.load_graph:graph", "--checkpointer", spec]
     assert main(args) == 2
     assert message in capsys.readouterr().err
+
+
+def test_serve_refuses_no_run_threads(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--run-threads", "0"]) == 2
+    assert "run_threads must be at least 1" in capsys.readouterr().err

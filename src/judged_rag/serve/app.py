@@ -28,11 +28,13 @@ What this adapter adds to a bare `add_routes(app, graph)`:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
@@ -62,6 +64,8 @@ SERVER_ONLY_SETTINGS: tuple[str, ...] = ("model", "judge_model", "base_url", "in
 """Settings clients may not change: they choose what the server connects to or reads."""
 THREAD_ID = "thread_id"
 HISTORY_LIMIT = 100
+RUN_THREADS = 32
+"""Threads for the graph's blocking steps (model calls, retrieval), shared by all runs."""
 
 
 class JudgedRagInput(BaseModel):
@@ -314,6 +318,7 @@ def create_app(
     settings: Mapping[str, Any] | None = None,
     locked_settings: Collection[str] = SERVER_ONLY_SETTINGS,
     checkpointer: str | None = None,
+    run_threads: int = RUN_THREADS,
 ) -> FastAPI:
     """A FastAPI app serving the workflow at `/judged-rag` with LangServe.
 
@@ -326,10 +331,14 @@ def create_app(
         locked_settings: Settings only `settings` may give; clients sending them get 422.
         checkpointer: `sqlite:PATH` to keep threads in that SQLite file (created if
             absent), across runs and restarts; clients then send `thread_id`.
+        run_threads: Threads running the graph's sync nodes for all requests together.
+            Each blocking model call holds one; asyncio's default pool has only
+            `min(32, cores + 4)`, which on a small machine caps the server at a few
+            concurrent calls however fast the model is.
 
     Raises:
         ValueError: `settings` are not valid settings, the checkpointer spec is not
-            `sqlite:PATH`, or the graph already has a checkpointer.
+            `sqlite:PATH`, the graph already has a checkpointer, or `run_threads` < 1.
     """
     if graph is None:
         from judged_rag.graph.builder import graph as default_graph
@@ -342,10 +351,16 @@ def create_app(
     if database is not None and graph.checkpointer is not None:
         raise ValueError("the graph was compiled with a checkpointer: give it no other")
     threads = database is not None
+    if run_threads < 1:
+        raise ValueError(f"run_threads must be at least 1, got {run_threads}")
     served = _ServedGraph(graph, _settings_specs(locked, threads=threads))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The graph runs its sync nodes in the loop's default executor.
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=run_threads, thread_name_prefix="judged-rag")
+        )
         if database is None:
             yield
             return
