@@ -177,3 +177,5 @@ class JudgeTask(TypedDict):
     components: list[str]
     document: Doc
     iteration: int
+    calls: NotRequired[int]
+    """LLM calls this task may make, retries included: its share of the budget."""

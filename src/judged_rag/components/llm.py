@@ -70,13 +70,17 @@ def is_retryable(exc: BaseException) -> bool:
 
 
 def llm_retry_policy(max_attempts: int = 3, initial_interval: float = 0.5) -> RetryPolicy:
-    """The `RetryPolicy` given to every node that calls an LLM."""
+    """The `RetryPolicy` given to every node that calls an LLM.
+
+    `initial_interval=0` retries at once: LangGraph's jitter adds up to a second to every
+    wait, so it is only on when there is a wait to spread out.
+    """
     return RetryPolicy(
         max_attempts=max_attempts,
         initial_interval=initial_interval,
         backoff_factor=2.0,
         max_interval=8.0,
-        jitter=True,
+        jitter=initial_interval > 0,
         retry_on=is_retryable,
     )
 

@@ -38,16 +38,23 @@ def route_after_retrieve(
     cfg = _cfg(config, runtime)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
-    docs = docs[: max(0, calls_left(state, cfg) - reserve(cfg))]
+    affordable = max(0, calls_left(state, cfg) - reserve(cfg))
+    docs = docs[:affordable]
     if not docs or state.get("budget_exhausted"):
         return "assess"
+    # Calls left over after one per document are shared out for retries.
+    calls = 1 + (affordable - len(docs)) // len(docs)
     components = state.get("components") or []
     iteration = state.get("iteration", 0)
     return [
         Send(
             "judge",
             JudgeTask(
-                question=state["question"], components=components, document=doc, iteration=iteration
+                question=state["question"],
+                components=components,
+                document=doc,
+                iteration=iteration,
+                calls=calls,
             ),
         )
         for doc in docs

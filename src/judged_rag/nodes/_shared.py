@@ -30,10 +30,18 @@ def settings(config: RunnableConfig, runtime: Runtime[Any] | None) -> Configurat
     return get_configuration(config, context)
 
 
-def call_context(node: str, runtime: Runtime[Any] | None, max_attempts: int) -> CallContext:
-    """Which attempt of the node this is, for retry-or-default decisions."""
+def call_context(
+    node: str, runtime: Runtime[Any] | None, max_attempts: int, *, calls: int | None = None
+) -> CallContext:
+    """Which attempt of the node this is, for retry-or-default decisions.
+
+    `calls` is how many LLM calls the budget still lets this node make: a retry never
+    takes the run past `max_llm_calls`; the last affordable attempt uses the default.
+    """
     info = getattr(runtime, "execution_info", None) if runtime is not None else None
     attempt = getattr(info, "node_attempt", 1) or 1
+    if calls is not None:
+        max_attempts = max(1, min(max_attempts, calls))
     return CallContext(node=node, attempt=attempt, max_attempts=max_attempts)
 
 

@@ -18,6 +18,7 @@ from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
 from judged_rag.nodes._shared import (
     call_context,
+    calls_left,
     event,
     exhausted,
     numbered,
@@ -95,7 +96,9 @@ def assess(
                     ),
                 ],
                 config=config,
-                ctx=call_context("assess", runtime, max_attempts),
+                ctx=call_context(
+                    "assess", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+                ),
                 default=SupportCheck(sufficient=False),
                 method=structured_method(model, cfg),
             )

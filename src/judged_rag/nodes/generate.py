@@ -16,22 +16,35 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import text_call
-from judged_rag.nodes._shared import call_context, event, exhausted, numbered, settings
+from judged_rag.nodes._shared import (
+    call_context,
+    calls_left,
+    event,
+    exhausted,
+    numbered,
+    settings,
+)
 from judged_rag.prompts import generate as prompt
 from judged_rag.state import Citation, Doc, State
 
 LETTERS = string.ascii_uppercase
 
 
+MAX_CITATION_DIGITS = 6
+"""Longer bracketed numbers are not citations (and `int()` refuses past 4,300 digits)."""
+
+
 def cited_numbers(text: str) -> list[int]:
     """Citation numbers in order of first use: [1], [2, 3], [1][4]."""
-    numbers: list[int] = []
+    # A dict keeps first-use order with O(1) membership: a reply citing [1, 2, ... 20000]
+    # must not cost quadratic time.
+    numbers: dict[int, None] = {}
     for group in re.findall(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]", text):
         for part in re.split(r"[,;]", group):
-            n = int(part)
-            if n not in numbers:
-                numbers.append(n)
-    return numbers
+            digits = part.strip()
+            if len(digits) <= MAX_CITATION_DIGITS:
+                numbers.setdefault(int(digits), None)
+    return list(numbers)
 
 
 def citations_for(text: str, knowledge: list[Doc]) -> list[Citation]:
@@ -94,15 +107,30 @@ def generate(
             "citations": [],
             "trace": [budget_event],
         }
+    # Retries leave the verifier its call.
+    left = calls_left(state, cfg) - (1 if cfg.verify else 0)
+    ctx = call_context("generate", runtime, max_attempts, calls=left)
     text, cost, events = text_call(
         components.generator(cfg),
         [SystemMessage(system), HumanMessage(user)],
         config=config,
-        ctx=call_context("generate", runtime, max_attempts),
+        ctx=ctx,
     )
     if text is None:
         return {"draft": "", "answer": "", "citations": [], "cost": cost, "trace": events}
     text = text.strip()
+    if not text:
+        events.append(
+            event(
+                "generate",
+                "fallback",
+                error="EmptyReply",
+                message="the model returned no text",
+                attempts=ctx.attempt,
+                default="",
+            )
+        )
+        return {"draft": "", "answer": "", "citations": [], "cost": cost, "trace": events}
     answer = text
     detail: dict[str, Any] = {"knowledge": len(knowledge), "from_model_only": not knowledge}
     if closed and options:

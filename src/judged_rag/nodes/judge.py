@@ -77,7 +77,7 @@ def judge(
             RelevanceJudgment,
             messages,
             config=config,
-            ctx=call_context("judge", runtime, max_attempts),
+            ctx=call_context("judge", runtime, max_attempts, calls=task.get("calls")),
             default=FALLBACK,
             method=structured_method(model, cfg),
             count_round=False,  # the join counts the rounds of the whole fan-out

@@ -12,6 +12,7 @@ from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
 from judged_rag.nodes._shared import (
     call_context,
+    calls_left,
     event,
     exhausted,
     reserve,
@@ -46,7 +47,9 @@ def parse(
         QueryComponents,
         [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
         config=config,
-        ctx=call_context("parse", runtime, max_attempts),
+        ctx=call_context(
+            "parse", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+        ),
         default=QueryComponents(components=[question]),
         method=structured_method(model, cfg),
     )

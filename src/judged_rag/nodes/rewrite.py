@@ -18,6 +18,7 @@ from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
 from judged_rag.nodes._shared import (
     call_context,
+    calls_left,
     event,
     exhausted,
     reserve,
@@ -81,7 +82,9 @@ def rewrite(
                 HumanMessage(prompt.USER.format(question=question, missing="; ".join(missing))),
             ],
             config=config,
-            ctx=call_context("rewrite", runtime, max_attempts),
+            ctx=call_context(
+                "rewrite", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+            ),
             default=QueryRewrite(),
             method=structured_method(model, cfg),
         )

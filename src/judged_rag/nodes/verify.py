@@ -26,6 +26,7 @@ from judged_rag.components.llm import structured_call
 from judged_rag.configuration import Configuration
 from judged_rag.nodes._shared import (
     call_context,
+    calls_left,
     composite_score,
     event,
     exhausted,
@@ -44,6 +45,9 @@ FALLBACK = Verification(supported=False, unsupported_claims=[], confidence=0.0)
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
 Verdict = Literal["accept", "regenerate", "abstain"]
+
+MAX_LISTED = 10
+"""Invalid citation numbers named in the trace and the feedback (a reply may cite thousands)."""
 
 DECLINED = re.compile(r"^\W*(i\s+(do\s+not|don'?t|cannot|can'?t)\s+know|unknown)\b", re.IGNORECASE)
 """A draft that only says the model does not know (the prompts ask for these words)."""
@@ -88,7 +92,13 @@ def verify(
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
     if invalid:
         events.append(
-            event("verify", "invalid_citations", numbers=invalid, knowledge=len(knowledge))
+            event(
+                "verify",
+                "invalid_citations",
+                numbers=invalid[:MAX_LISTED],
+                count=len(invalid),
+                knowledge=len(knowledge),
+            )
         )
     if cfg.verify and (why := exhausted(state, cfg)):
         # The draft cannot be checked: it is not given out as if it had been.
@@ -111,7 +121,7 @@ def verify(
                 ),
             ],
             config=config,
-            ctx=call_context("verify", runtime, max_attempts),
+            ctx=call_context("verify", runtime, max_attempts, calls=calls_left(state, cfg)),
             default=FALLBACK,
             method=structured_method(model, cfg),
         )
@@ -121,7 +131,7 @@ def verify(
         confidence = check.confidence
         claims = [
             *check.unsupported_claims,
-            *(f"citation [{n}] points at no document" for n in invalid),
+            *(f"citation [{n}] points at no document" for n in invalid[:MAX_LISTED]),
         ]
     else:
         supported, confidence, claims = not invalid, 1.0, []

@@ -19,6 +19,7 @@ from judged_rag.components.llm import structured_call
 from judged_rag.nodes._shared import (
     GRADES,
     call_context,
+    calls_left,
     event,
     exhausted,
     reserve,
@@ -66,7 +67,9 @@ def web_search(
             SearchQuery,
             [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
             config=config,
-            ctx=call_context("web_search", runtime, max_attempts),
+            ctx=call_context(
+                "web_search", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+            ),
             default=SearchQuery(query=question),
             method=structured_method(model, cfg),
         )
