@@ -56,6 +56,7 @@ def configuration_from_args(args: argparse.Namespace) -> Configuration:
 
 
 def _ask(args: argparse.Namespace) -> int:
+    from judged_rag.components import Components
     from judged_rag.graph.builder import build_graph
 
     cfg = configuration_from_args(args)
@@ -64,7 +65,14 @@ def _ask(args: argparse.Namespace) -> int:
         inputs["options"] = list(args.option)
     if args.task:
         inputs["task_type"] = args.task
-    graph = build_graph()
+    components = None
+    if cfg.store == "files" and cfg.index_dir:
+        from judged_rag.indexing import open_index
+
+        # A missing or corrupt index is an error to report, not something a run should
+        # work around (the nodes would record it and answer from the model alone).
+        components = Components(retriever=open_index(Path(cfg.index_dir)))
+    graph = build_graph(components)
     result: dict[str, Any] = {}
     started = time.monotonic()
     for mode, chunk in graph.stream(inputs, context=cfg, stream_mode=["updates", "values"]):
@@ -74,11 +82,26 @@ def _ask(args: argparse.Namespace) -> int:
                 logger.info("%6.1f s  %s done", time.monotonic() - started, node)
         else:
             result = {key: part[key] for key in OUTPUT_KEYS if key in part}
+    # A model may answer with characters stdout cannot encode (a lone surrogate from a
+    # JSON "\ud800" escape): they are escaped rather than failing after the run.
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+        text = json.dumps(result, indent=2, ensure_ascii=False, default=str)
+        if not _encodable(text, encoding):
+            text = json.dumps(result, indent=2, default=str)  # ASCII escapes: still JSON
     else:
-        print(render(result, show_trace=args.trace))
+        text = render(result, show_trace=args.trace)
+        text = text.encode(encoding, "backslashreplace").decode(encoding)
+    print(text)
     return 0
+
+
+def _encodable(text: str, encoding: str) -> bool:
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def render(result: dict[str, Any], *, show_trace: bool = False) -> str:

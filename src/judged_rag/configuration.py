@@ -8,6 +8,7 @@ as `config["configurable"]` (LangServe, parent graphs and plain `invoke` use the
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args
@@ -231,6 +232,10 @@ class Configuration:
             if choices and value not in choices:
                 problems.append(f"{f.name}={value!r} is not one of {list(choices)}")
                 continue
+            kind = str(_TYPES[f.name])
+            if not _has_type(value, kind):
+                problems.append(f"{f.name}={value!r} is not a valid {kind}")
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float):
                 continue
             if "ge" in meta and value < meta["ge"]:
@@ -285,12 +290,28 @@ def _choices(annotation: Any) -> tuple[Any, ...]:
 _TYPES = {f.name: f.type for f in fields(Configuration)}
 
 
+def _has_type(value: Any, kind: str) -> bool:
+    """Whether a value fits a field's declared type (bools are not numbers here)."""
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return number and math.isfinite(value)
+    if kind == "str":
+        return isinstance(value, str)
+    return True  # Literal fields are checked against their choices
+
+
 def _coerce(cls: type[Configuration], name: str, value: Any) -> Any:
     """Coerce text (CLI, forms, environment) to the field's type."""
     kind = _TYPES[name]
     if not isinstance(value, str):
         if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
+        if kind == "int" and isinstance(value, float) and value.is_integer():
+            return int(value)  # 5.0 from a JSON form
         return value
     try:
         if kind == "bool":
@@ -303,7 +324,10 @@ def _coerce(cls: type[Configuration], name: str, value: Any) -> Any:
         if kind == "int":
             return int(value)
         if kind == "float":
-            return float(value)
+            number = float(value)
+            if not math.isfinite(number):
+                raise ValueError(value)
+            return number
     except ValueError:
         raise ValueError(f"{name}={value!r} is not a valid {kind}") from None
     return value
