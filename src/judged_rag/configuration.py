@@ -144,6 +144,21 @@ class Configuration:
     )
 
     # judge (RJAG, SRA)
+    judge: Literal["structured", "letter", "off"] = _f(
+        "structured",
+        "How documents are judged: 'structured' asks for a JSON judgment (label, quoted "
+        "evidence, question parts grounded, reason); 'letter' asks for one letter A/B/C "
+        "and reads its token probabilities where the backend reports them (one output "
+        "token: several times faster on a CPU, no alignment); 'off' keeps every retrieved "
+        "document as Highly Relevant without judging (plain RAG).",
+    )
+    judge_threshold: float = _f(
+        0.55,
+        "Letter judge: share of probability on A ('states the answer') from which a "
+        "document is Highly Relevant; below it, B or C, whichever is likelier.",
+        ge=0.0,
+        le=1.0,
+    )
     judge_concurrency: int = _f(
         4, "Most judge calls in flight at once, across runs sharing the components.", ge=1, le=64
     )
@@ -268,6 +283,11 @@ class Configuration:
             raise ValueError(f"preset={preset!r} is not one of {list(PRESETS)}")
         merged = {**PRESETS[preset], **{k: v for k, v in values.items() if k in names}}
         return cls(**{k: _coerce(cls, k, v) for k, v in merged.items()})
+
+    @property
+    def checks_alignment(self) -> bool:
+        """Alignment is on and the judge reports which question parts a document states."""
+        return self.alignment and self.judge == "structured"
 
     def replace(self, **changes: Any) -> Configuration:
         """A copy with some settings changed (validated again)."""

@@ -50,9 +50,12 @@ class Judgment(TypedDict):
     alignment_ratio: float
     composite_score: float
     """SRA composite score S = alpha * similarity + beta * reliability."""
-    by: Literal["llm", "prefilter", "fallback"]
-    """Who decided: the LLM, the score pre-filter, or the recorded safe default."""
+    by: Literal["llm", "prefilter", "fallback", "unjudged"]
+    """Who decided: the LLM, the score pre-filter, the recorded safe default, or nobody
+    (setting `judge="off"`)."""
     iteration: int
+    p_highly: NotRequired[float | None]
+    """The letter judge's probability of "states the answer", when the backend gave one."""
 
 
 class TraceEvent(TypedDict):

@@ -1,7 +1,8 @@
 """Fuzz: well over a thousand malformed model replies fed to every LLM step of the graph.
 
 Each run draws, from its own seed, the settings of the run and a stream of replies per
-step: the six structured steps (parse, judge, assess, rewrite, web query, verify) and the
+step: the six structured steps (parse, judge, assess, rewrite, web query, verify), the
+one-letter judge (setting `judge="letter"`, replies with token log-probabilities) and the
 answer. Most replies are malformed (garbage, truncated or wrong-schema JSON, wrong label
 spellings, wrong types, oversized strings and lists, empty replies, unicode junk, nested
 junk); some are valid so that every route (rewrites, web search, regeneration) is taken.
@@ -14,6 +15,7 @@ output is an answer or an abstention with a reason, and the cost stays in the bu
 from __future__ import annotations
 
 import json
+import math
 import random
 import threading
 from collections import Counter
@@ -26,7 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel
 
 from judged_rag import Components, build_graph
-from judged_rag.components.llm import message_text, salvage
+from judged_rag.components.llm import message_text, read_letter, salvage
 from judged_rag.configuration import STRATEGIES
 from judged_rag.schemas import (
     QueryComponents,
@@ -236,6 +238,39 @@ def malformed(name: str, r: random.Random) -> AIMessage:
     return AIMessage(content=f"Here you go:\n{json.dumps({field: nested(r)})}\nThanks!")
 
 
+def letter_reply(r: random.Random, bad_share: float) -> AIMessage:
+    """A reply of the one-letter judge: token log-probabilities as OpenAI's API gives them."""
+
+    def with_logprobs(content: str, top: Any) -> AIMessage:
+        logprobs = {"content": [{"token": content[:1], "logprob": -0.1, "top_logprobs": top}]}
+        return AIMessage(content=content, response_metadata={"logprobs": logprobs})
+
+    def alternatives(tokens: Sequence[str]) -> list[dict[str, Any]]:
+        return [{"token": t, "logprob": math.log(r.uniform(0.01, 1.0))} for t in tokens]
+
+    if r.random() >= bad_share:
+        chosen = r.choice("ABC")
+        return with_logprobs(chosen, alternatives([chosen, *r.sample(["A", "B", "C", " A"], 3)]))
+    return r.choice(
+        [
+            lambda: AIMessage(content=""),
+            lambda: AIMessage(content=ascii_garbage(r, r.randint(1, 40))),
+            lambda: AIMessage(content=junk_text(r, r.randint(1, 40))),
+            lambda: AIMessage(content=oversized(r)),
+            lambda: AIMessage(content=r.choice(["D", "Z.", "AB", "a", " (c)", "Letter"])),
+            lambda: with_logprobs("{", alternatives(["{", "The", "\n"])),
+            lambda: with_logprobs("{", [{"token": "A", "logprob": -9.0}, {"token": "{"}]),
+            lambda: with_logprobs(
+                "A", [{"token": t, "logprob": r.choice(WRONG_TYPES)} for t in "ABC"]
+            ),
+            lambda: with_logprobs("B", r.choice(WRONG_TYPES)),
+            lambda: AIMessage(content="C", response_metadata={"logprobs": nested(r)}),
+            lambda: AIMessage(content="x", response_metadata={"logprobs": {"content": "A"}}),
+            lambda: with_logprobs(r.choice("ABC"), alternatives(["A", "B", "C"]) * 500),
+        ]
+    )()
+
+
 def answer_reply(r: random.Random) -> AIMessage:
     """A generator reply: sometimes a plain answer, mostly junk."""
     kind = r.randrange(14)
@@ -287,6 +322,7 @@ class PerStepFakeChatModel(GenericFakeChatModel):
 
     `with_structured_output(Schema)` binds the schema as a tool; the bound model replies
     from the schema's feed, so the order in which steps call the model does not matter.
+    Plain calls (the one-letter judge) reply from `messages`.
     """
 
     feeds: dict[str, Any]
@@ -330,6 +366,7 @@ def run_settings(r: random.Random) -> dict[str, Any]:
     return {
         "gate": False,
         "structured_output": "function_calling",
+        "judge": r.choice(["structured", "structured", "letter"]),
         "alignment": r.random() < 0.8,
         "sufficiency": r.choice(["llm", "llm", "labels"]),
         "max_iterations": r.randint(1, 3),
@@ -360,10 +397,11 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
 
     feeds = {name: Feed(step_reply(name), random.Random(r.random())) for name in STEPS}
     answers = Feed(answer_reply, random.Random(r.random()))
+    letters = Feed(lambda rr: letter_reply(rr, bad_share), random.Random(r.random()))
     calls = ChatCalls()
     parts = Components(
         chat_model=GenericFakeChatModel(messages=answers),
-        judge_model=PerStepFakeChatModel(messages=iter([]), feeds=feeds),
+        judge_model=PerStepFakeChatModel(messages=letters, feeds=feeds),
         retriever=fresh_documents(settings["top_k"]),  # type: ignore[arg-type]
         web_search=fresh_documents(2),  # type: ignore[arg-type]
     )
@@ -388,7 +426,7 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
         if not ok:
             problems.append(f"{where}: {what}")
 
-    served = sum(len(f.served) for f in feeds.values()) + len(answers.served)
+    served = sum(len(f.served) for f in [*feeds.values(), answers, letters])
     trace = out["trace"]
     cost = out["cost"]
     route = out["route"]
@@ -405,10 +443,15 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
 
     # Every unreadable reply is accounted for in the trace: each attempt that failed was
     # either retried (a later attempt read a reply: `retried`) or ended in a `fallback`.
+    letters_unreadable = sum(read_letter(reply, "ABC") is None for reply in letters.served)
+    fed["judge (letter)"] += len(letters.served)
+    fed["judge (letter) unreadable"] += letters_unreadable
     for name, (node, schema) in STEPS.items():
         unreadable = sum(not readable(schema, reply) for reply in feeds[name].served)
         fed[node] += len(feeds[name].served)
         fed[f"{node} unreadable"] += unreadable
+        if node == "judge":  # either judge, as the run's settings chose
+            unreadable += letters_unreadable
         fallbacks = [e for e in trace if e["node"] == node and e["event"] == "fallback"]
         retried = [e for e in trace if e["node"] == node and e["event"] == "retried"]
         recorded = sum(e["detail"]["attempts"] for e in fallbacks) + sum(
@@ -461,7 +504,8 @@ def test_a_thousand_malformed_replies_never_crash_a_run() -> None:
     for seed in seeds:
         problems += fuzz_run(seed, fed)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:20])
-    steps = ["parse", "judge", "assess", "rewrite", "web_search", "generate", "verify"]
+    steps = ["parse", "judge", "judge (letter)", "assess", "rewrite", "web_search"]
+    steps += ["generate", "verify"]
     total = sum(fed[step] for step in steps)
     assert total >= MIN_REPLIES, f"only {total} replies were consumed: {fed}"
     for step in steps:  # every step got its share, unreadable replies included

@@ -13,6 +13,7 @@ Every LLM step goes through `structured_call` (or `text_call` for the answer), w
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -213,6 +214,112 @@ def text_call(
         return None, call_cost(ctx, None), [_event(ctx, "error", detail)]
     events = [_event(ctx, "retried", {"attempts": ctx.attempt})] if ctx.attempt > 1 else []
     return message_text(message), call_cost(ctx, message), events
+
+
+@dataclass
+class LetterChoice:
+    """A one-letter reply, with the letters' probabilities when the backend reports them.
+
+    Attributes:
+        letter: The letter the model answered (the most probable one with probabilities).
+        probabilities: Each letter's share of the probability the model put on the
+            letters (sums to 1), or None when the backend returned no token probabilities.
+        mass: How much of the first token's probability fell on the letters at all.
+    """
+
+    letter: str
+    probabilities: dict[str, float] | None
+    mass: float
+
+
+LOGPROB_ALTERNATIVES = 10
+"""Alternatives asked for the first token: enough to see every letter's spellings."""
+
+MIN_LETTER_MASS = 0.05
+"""Below this share of the first token on the letters, the probabilities are not read."""
+
+
+def letter_call(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    letters: Sequence[str],
+    *,
+    config: RunnableConfig,
+    ctx: CallContext,
+    default: Any = None,
+) -> tuple[LetterChoice | None, Cost, list[TraceEvent]]:
+    """Ask for a one-token answer among `letters` and read their probabilities.
+
+    The call asks for a single output token with its top alternatives' log-probabilities
+    (OpenAI's `logprobs` / `top_logprobs`, which llama.cpp's server and vLLM also
+    serve). A backend that ignores those still answers with a letter: the choice then
+    has no probabilities. Failures follow `structured_call`: an unreadable reply or a
+    transient error raises while the node has attempts left, then returns None with the
+    failure recorded (with `default`, what the caller will use instead).
+    """
+    bound = internal(
+        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=1), ctx.node
+    )
+    raw: BaseMessage | None = None
+    choice: LetterChoice | None = None
+    error: BaseException | None = None
+    try:
+        raw = bound.invoke(list(messages), config)
+        choice = read_letter(raw, letters)
+        if choice is None:
+            error = MalformedOutputError(f"{ctx.node}: no letter in reply {_preview(raw)}")
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:
+        error = exc
+    cost = call_cost(ctx, raw, rounds=False)
+    if choice is not None:
+        events = [_event(ctx, "retried", {"attempts": ctx.attempt})] if ctx.attempt > 1 else []
+        return choice, cost, events
+    assert error is not None
+    if not ctx.last_attempt and is_retryable(error):
+        raise error
+    detail = {
+        "error": type(error).__name__,
+        "message": str(error)[:300],
+        "attempts": ctx.attempt,
+        "default": default,
+    }
+    return None, cost, [_event(ctx, "fallback", detail)]
+
+
+def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | None:
+    """The letter a reply chose, with probabilities from its first token's alternatives."""
+    wanted = [letter.upper() for letter in letters]
+    shares = dict.fromkeys(wanted, 0.0)
+    for alternative in _first_token_alternatives(message):
+        token = str(alternative.get("token", "")).strip().strip("*().:").upper()
+        logprob = alternative.get("logprob")
+        number = isinstance(logprob, int | float) and not isinstance(logprob, bool)
+        if token in shares and number and math.isfinite(logprob) and logprob <= 0:
+            shares[token] += math.exp(logprob)
+    mass = sum(shares.values())
+    if mass >= MIN_LETTER_MASS:
+        probabilities = {k: round(v / mass, 4) for k, v in shares.items()}
+        best = max(wanted, key=lambda k: shares[k])
+        return LetterChoice(letter=best, probabilities=probabilities, mass=round(mass, 4))
+    match = re.match(r"\W*([A-Za-z])\b", message_text(message))
+    if match and match.group(1).upper() in wanted:
+        return LetterChoice(letter=match.group(1).upper(), probabilities=None, mass=0.0)
+    return None
+
+
+def _first_token_alternatives(message: BaseMessage) -> list[dict[str, Any]]:
+    """OpenAI-format `top_logprobs` of the reply's first token (empty when absent)."""
+    logprobs = (getattr(message, "response_metadata", None) or {}).get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return []
+    first = content[0]
+    alternatives = first.get("top_logprobs") or [first]
+    if not isinstance(alternatives, list):
+        return []
+    return [a for a in alternatives if isinstance(a, dict)]
 
 
 def message_text(message: BaseMessage) -> str:

@@ -39,11 +39,12 @@ def route_after_retrieve(
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
-    docs = docs[:affordable]
+    if cfg.judge != "off":  # unjudged documents cost no call
+        docs = docs[:affordable]
     if not docs or state.get("budget_exhausted"):
         return "assess"
     # Calls left over after one per document are shared out for retries.
-    calls = 1 + (affordable - len(docs)) // len(docs)
+    calls = max(1, 1 + (affordable - len(docs)) // len(docs))
     components = state.get("components") or []
     iteration = state.get("iteration", 0)
     return [

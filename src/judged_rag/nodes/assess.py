@@ -65,7 +65,7 @@ def assess(
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
-    llm_judged = sum(1 for j in this_round if j["by"] != "prefilter")
+    llm_judged = sum(1 for j in this_round if j["by"] not in ("prefilter", "unjudged"))
     cost: Cost = zero_cost()
     cost["llm_rounds"] = math.ceil(llm_judged / cfg.judge_concurrency)
     counts = {

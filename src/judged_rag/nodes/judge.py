@@ -3,6 +3,10 @@
 Each task writes one `Judgment`: RJAG's three-level label with a reason, the question
 components the document grounds (Full / Partial / No alignment), and SRA's composite
 score. With the pre-filter on, clear cases are labelled from the score alone.
+
+Setting `judge` chooses how the LLM is asked: `structured` (a JSON judgment with quoted
+evidence and aligned components), `letter` (one output token A/B/C whose probabilities
+give the label; no alignment), or `off` (every document kept unjudged: plain RAG).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
-from judged_rag.components.llm import structured_call
+from judged_rag.components.llm import LetterChoice, letter_call, structured_call
 from judged_rag.configuration import Configuration
 from judged_rag.nodes._shared import (
     call_context,
@@ -26,7 +30,7 @@ from judged_rag.nodes._shared import (
 )
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceJudgment
-from judged_rag.state import Alignment, JudgeTask, Judgment, zero_cost
+from judged_rag.state import Alignment, Cost, JudgeTask, Judgment, Label, zero_cost
 
 FALLBACK = RelevanceJudgment(label="somewhat_relevant", reason="unreadable judgment; safe default")
 """Recorded when no judgment could be read: kept as background, never as evidence."""
@@ -45,21 +49,32 @@ def judge(
     doc = task["document"]
     score = composite_score(doc, cfg)
     base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
+    if cfg.judge == "off":
+        return _written(_unaligned(base, "highly_relevant", "judging off", by="unjudged"))
     clear = score >= cfg.prefilter_high or score <= cfg.prefilter_low
     if cfg.prefilter and doc["similarity"] is not None and clear:
-        label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
-        judgment = Judgment(
-            **base,  # type: ignore[typeddict-item]
-            label=label,
-            reason=f"composite score {score} past the pre-filter bound",
-            evidence="",
-            aligned_components=[],
-            alignment="unchecked",
-            alignment_ratio=0.0,
-            by="prefilter",
-        )
-        return {"judgments": [judgment], "trace": [_judged(judgment)], "cost": zero_cost()}
+        label: Label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
+        reason = f"composite score {score} past the pre-filter bound"
+        return _written(_unaligned(base, label, reason, by="prefilter"))
     model = components.judge(cfg)
+    ctx = call_context("judge", runtime, max_attempts, calls=task.get("calls"))
+    if cfg.judge == "letter":
+        messages = [
+            SystemMessage(prompt.LETTER_SYSTEM),
+            HumanMessage(
+                prompt.LETTER_USER.format(question=task["question"], document=fence(doc["content"]))
+            ),
+        ]
+        with components.judge_slots(cfg.judge_concurrency):
+            choice, cost, events = letter_call(
+                model,
+                messages,
+                list(prompt.LETTERS),
+                config=config,
+                ctx=ctx,
+                default=FALLBACK.model_dump(),
+            )
+        return _written(_from_letter(base, choice, cfg), cost, events)
     parts = task["components"]
     messages = [
         SystemMessage(prompt.SYSTEM),
@@ -77,7 +92,7 @@ def judge(
             RelevanceJudgment,
             messages,
             config=config,
-            ctx=call_context("judge", runtime, max_attempts, calls=task.get("calls")),
+            ctx=ctx,
             default=FALLBACK,
             method=structured_method(model, cfg),
             count_round=False,  # the join counts the rounds of the whole fan-out
@@ -94,11 +109,22 @@ def judge(
         alignment_ratio=ratio,
         by="fallback" if outcome.fallback else "llm",
     )
-    return {
-        "judgments": [judgment],
-        "cost": outcome.cost,
-        "trace": [*outcome.events, _judged(judgment)],
-    }
+    return _written(judgment, outcome.cost, outcome.events)
+
+
+def letter_label(choice: LetterChoice, threshold: float) -> Label:
+    """The label of a letter judgment.
+
+    With probabilities: Highly Relevant when P(A) reaches `threshold`, otherwise the
+    likelier of B and C. Without (the backend reports none): the letter answered.
+    """
+    if choice.probabilities is None:
+        answered: Label = prompt.LETTERS[choice.letter]  # type: ignore[assignment]
+        return answered
+    p = choice.probabilities
+    if p["A"] >= threshold:
+        return "highly_relevant"
+    return "somewhat_relevant" if p["B"] >= p["C"] else "not_relevant"
 
 
 def align(
@@ -108,7 +134,7 @@ def align(
 
     Only components of the question count: a judge cannot invent new ones.
     """
-    if not cfg.alignment or not parts:
+    if not cfg.checks_alignment or not parts:
         return [], "unchecked", 0.0
     if fallback:
         return [], "none", 0.0
@@ -119,14 +145,54 @@ def align(
     return aligned, alignment, ratio
 
 
-def _judged(judgment: Judgment) -> Any:
-    return event(
-        "judge",
-        "judged",
-        doc_id=judgment["doc_id"],
-        label=judgment["label"],
-        alignment=judgment["alignment"],
-        score=judgment["composite_score"],
-        by=judgment["by"],
-        evidence=judgment["evidence"][:120],
+def _from_letter(base: dict[str, Any], choice: LetterChoice | None, cfg: Configuration) -> Judgment:
+    if choice is None:
+        return _unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
+    label = letter_label(choice, cfg.judge_threshold)
+    if choice.probabilities is None:
+        reason = f"letter {choice.letter} (the backend gave no probabilities)"
+        return _unaligned(base, label, reason, by="llm")
+    shares = " ".join(f"P({k})={v:.2f}" for k, v in choice.probabilities.items())
+    reason = f"letter {choice.letter}, {shares}, threshold {cfg.judge_threshold}"
+    judgment = _unaligned(base, label, reason, by="llm")
+    judgment["p_highly"] = choice.probabilities["A"]
+    return judgment
+
+
+def _unaligned(base: dict[str, Any], label: Label, reason: str, *, by: Any) -> Judgment:
+    """A judgment that checked no alignment (pre-filter, letter judge, judging off)."""
+    judgment: Judgment = Judgment(
+        **base,  # type: ignore[typeddict-item]
+        label=label,
+        reason=reason,
+        evidence="",
+        aligned_components=[],
+        alignment="unchecked",
+        alignment_ratio=0.0,
+        by=by,
     )
+    return judgment
+
+
+def _written(
+    judgment: Judgment, cost: Cost | None = None, events: list[Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "judgments": [judgment],
+        "cost": cost or zero_cost(),
+        "trace": [*(events or []), _judged(judgment)],
+    }
+
+
+def _judged(judgment: Judgment) -> Any:
+    detail: dict[str, Any] = {
+        "doc_id": judgment["doc_id"],
+        "label": judgment["label"],
+        "alignment": judgment["alignment"],
+        "score": judgment["composite_score"],
+        "by": judgment["by"],
+        "evidence": judgment["evidence"][:120],
+    }
+    if judgment.get("p_highly") is not None:
+        detail["p_highly"] = judgment["p_highly"]
+    return event("judge", "judged", **detail)

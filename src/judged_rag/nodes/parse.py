@@ -37,8 +37,9 @@ def parse(
     """Split the question into components that alignment and rewriting use."""
     cfg = settings(config, runtime)
     question = state["question"]
-    if not cfg.alignment:
-        return {"components": [], "trace": [event("parse", "skipped", why="alignment off")]}
+    if not cfg.checks_alignment:
+        skipped = "alignment off" if not cfg.alignment else f"the {cfg.judge} judge aligns nothing"
+        return {"components": [], "trace": [event("parse", "skipped", why=skipped)]}
     if why := exhausted(state, cfg, keep=reserve(cfg)):
         return {"components": [], "trace": [event("parse", "budget", exhausted=why)]}
     model = components.judge(cfg)
