@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -58,6 +59,13 @@ def keywords(query: str) -> AIMessage:
 
 def sufficient(value: bool) -> AIMessage:
     return tool("SupportCheck", sufficient=value)
+
+
+def letter(chosen: str, **shares: float) -> AIMessage:
+    """A one-token reply with OpenAI-format top log-probabilities (as llama.cpp serves)."""
+    top = [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in shares.items()]
+    logprobs = {"content": [{"token": chosen, "logprob": 0.0, "top_logprobs": top}]}
+    return AIMessage(content=chosen, response_metadata={"logprobs": logprobs})
 
 
 def judge_model(*replies: AIMessage) -> StructuredFakeChatModel:

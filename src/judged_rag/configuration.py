@@ -44,10 +44,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "verify": True,
         "max_regenerations": 1,
     },
-    # For small models on a CPU: fewer documents, one rewrite at most, no syntactic
-    # parsing, clear cases labelled by score without an LLM call.
+    # For a CPU: one-letter judgments (one output token each), fewer documents, one
+    # rewrite at most, no syntactic parsing, clear cases labelled by score without a call.
     "fast": {
-        "model": "local:qwen2.5-coder-0.5b",
+        "judge": "letter",
         "top_k": 4,
         "max_iterations": 2,
         "sufficiency": "labels",

@@ -19,6 +19,8 @@ from judged_rag.evaluation.metrics import (
     rate,
     recall_at_k,
     reciprocal_rank,
+    roc_auc,
+    threshold_sweep,
 )
 
 
@@ -127,3 +129,19 @@ def test_cost_summary() -> None:
     assert summary["mean"]["llm_rounds"] == 1.5 and summary["mean"]["input_tokens"] == 75.0
     assert summary["mean"]["seconds"] == 3.0 and summary["total"]["seconds"] == 6.0
     assert cost_summary([], [])["mean"]["llm_calls"] == 0.0
+
+
+def test_roc_auc_counts_ordered_pairs_and_ties() -> None:
+    # Positives 0.9, 0.5; negatives 0.5, 0.1: pairs (0.9>0.5, 0.9>0.1, 0.5=0.5, 0.5>0.1).
+    scored = [(0.9, True), (0.5, True), (0.5, False), (0.1, False)]
+    assert roc_auc(scored) == pytest.approx(3.5 / 4)
+    assert roc_auc([(0.2, True), (0.8, False)]) == 0.0
+    assert roc_auc([(0.2, True), (0.3, True)]) is None
+
+
+def test_threshold_sweep_is_precision_recall_per_cut() -> None:
+    scored = [(0.9, True), (0.6, False), (0.4, True), (0.1, False)]
+    rows = {r["threshold"]: r for r in threshold_sweep(scored, [0.5, 0.95])}
+    assert (rows[0.5]["tp"], rows[0.5]["fp"], rows[0.5]["fn"]) == (1, 1, 1)
+    assert rows[0.5]["precision"] == 0.5 and rows[0.5]["recall"] == 0.5
+    assert rows[0.95]["precision"] is None and rows[0.95]["recall"] == 0.0

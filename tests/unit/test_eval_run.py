@@ -29,6 +29,7 @@ from tests.fakes import (
     components,
     keywords,
     label,
+    letter,
     rewrite,
     sufficient,
     tool,
@@ -114,7 +115,9 @@ def knowledge_base() -> RunnableLambda[str, list[Document]]:
     return RunnableLambda(search)
 
 
-def judge_fake(**extra: list[AIMessage]) -> PerSchemaFakeChatModel:
+def judge_fake(
+    letters: list[AIMessage] | None = None, **extra: list[AIMessage]
+) -> PerSchemaFakeChatModel:
     scripts = {
         "QueryComponents": [components(["Apollo 11", "year"])],
         "RelevanceJudgment": [label("highly_relevant")],
@@ -126,7 +129,8 @@ def judge_fake(**extra: list[AIMessage]) -> PerSchemaFakeChatModel:
         "RouteDecision": [tool("RouteDecision", needs_knowledge_base=True)],
         **extra,
     }
-    return PerSchemaFakeChatModel(messages=iter([]), scripts=scripts, disable_streaming=True)
+    plain = itertools.cycle(letters or [letter("A", A=0.8, B=0.1, C=0.1)])  # one-letter judge
+    return PerSchemaFakeChatModel(messages=plain, scripts=scripts, disable_streaming=True)
 
 
 def parts(generator: Counter, **kw: Any) -> Components:
@@ -302,6 +306,7 @@ def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None
         ]
 
     judge = judge_fake(
+        [letter("A", A=0.7, B=0.2, C=0.1), letter("C", A=0.1, B=0.2, C=0.7)],
         RelevanceJudgment=[label("highly_relevant"), label("not_relevant")],
         GradeDocuments=[tool("GradeDocuments", binary_score="yes")],
     )
@@ -314,6 +319,13 @@ def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None
     assert data["judge3_prefilter"]["llm_calls"] == 0
     assert data["judge3_prefilter"]["llm_calls_saved_by_prefilter"] == 2
     assert data["binary"]["evidence_page"]["precision"] == 0.5  # "yes" to both
+    letters = data["judge_letter"]
+    assert letters["labels"] == {"highly_relevant": 1, "not_relevant": 1}
+    assert letters["evidence_page"]["precision"] == 1.0
+    assert letters["p_highly"]["auc_page"] == 1.0
+    sweep = {row["threshold"]: row for row in letters["p_highly"]["sweep_answer"]}
+    assert sweep[0.35]["tp"] + sweep[0.35]["fp"] == 1  # only P(A) = 0.7 passes
+    assert "judge_letter: P(A) on 2 documents, ROC AUC 1" in (tmp_path / "report.md").read_text()
 
 
 def test_gate_suite_reports_scores_and_distributions(tmp_path: Path) -> None:

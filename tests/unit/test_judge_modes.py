@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pytest
@@ -11,18 +10,11 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components, build_graph
 from judged_rag.components.llm import LetterChoice, read_letter
 from judged_rag.nodes.judge import letter_label
-from tests.fakes import doc, generator, judge_model, scripted_retriever, verdict
+from tests.fakes import doc, generator, judge_model, letter, scripted_retriever, verdict
 
 APOLLO = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969.")
 SATURN = doc("saturn", "Saturn V was the rocket of the Apollo programme.")
 QUESTION = "When did Apollo 11 land on the Moon?"
-
-
-def letter(chosen: str, **shares: float) -> AIMessage:
-    """A one-token reply with OpenAI-format top log-probabilities (as llama.cpp serves)."""
-    top = [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in shares.items()]
-    logprobs = {"content": [{"token": chosen, "logprob": 0.0, "top_logprobs": top}]}
-    return AIMessage(content=chosen, response_metadata={"logprobs": logprobs})
 
 
 def run(parts: Components, **settings: Any) -> dict[str, Any]:

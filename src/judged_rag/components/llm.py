@@ -295,8 +295,9 @@ def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | 
     for alternative in _first_token_alternatives(message):
         token = str(alternative.get("token", "")).strip().strip("*().:").upper()
         logprob = alternative.get("logprob")
-        number = isinstance(logprob, int | float) and not isinstance(logprob, bool)
-        if token in shares and number and math.isfinite(logprob) and logprob <= 0:
+        if token not in shares or isinstance(logprob, bool):
+            continue
+        if isinstance(logprob, int | float) and math.isfinite(logprob) and logprob <= 0:
             shares[token] += math.exp(logprob)
     mass = sum(shares.values())
     if mass >= MIN_LETTER_MASS:

@@ -249,6 +249,32 @@ def precision_recall(pairs: Iterable[tuple[bool, bool]]) -> PrecisionRecall:
     return PrecisionRecall(tp=tp, fp=fp, fn=fn, tn=tn, precision=precision, recall=recall, f1=f1)
 
 
+def roc_auc(scored: Iterable[tuple[float, bool]]) -> float | None:
+    """Area under the ROC curve of (score, relevant) pairs.
+
+    The chance that a relevant item outscores an irrelevant one (ties count half);
+    None without both kinds.
+    """
+    pairs = list(scored)
+    positives = [s for s, relevant in pairs if relevant]
+    negatives = [s for s, relevant in pairs if not relevant]
+    if not positives or not negatives:
+        return None
+    wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in positives for n in negatives)
+    return round(wins / (len(positives) * len(negatives)), 4)
+
+
+def threshold_sweep(
+    scored: Iterable[tuple[float, bool]], thresholds: Iterable[float]
+) -> list[dict[str, Any]]:
+    """Precision / recall / F1 of "score >= threshold" at each threshold."""
+    pairs = list(scored)
+    return [
+        {"threshold": t, **asdict(precision_recall((s >= t, rel) for s, rel in pairs))}
+        for t in thresholds
+    ]
+
+
 # --------------------------------------------------------------------------- cost
 
 COST_FIELDS = ("llm_calls", "llm_rounds", "input_tokens", "output_tokens")

@@ -22,6 +22,8 @@ from judged_rag.evaluation.metrics import (
     percentiles,
     precision_recall,
     rate,
+    roc_auc,
+    threshold_sweep,
 )
 from judged_rag.evaluation.runner import RESULTS_FILE, RUN_FILE, read_results
 
@@ -30,6 +32,8 @@ logger = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
 RECALL_AT = (1, 3, 5, 10)
+SWEEP = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+"""Thresholds on the letter judge's P(A) shown in the judge report."""
 Summary = dict[str, Any]
 
 
@@ -140,6 +144,15 @@ def summarize_judge(records: Sequence[Mapping[str, Any]]) -> Summary:
             "llm_calls_saved_by_prefilter": by.get("prefilter", 0),
             "ms_per_question": round(mean(float(r.get("ms", 0.0)) for r in ok), 1),
         }
+        scored = [d for d in docs if d.get("p_highly") is not None]
+        if scored:
+            bearing_pairs = [(float(d["p_highly"]), bool(d["answer_bearing"])) for d in scored]
+            out[system]["p_highly"] = {
+                "documents": len(scored),
+                "auc_page": roc_auc((float(d["p_highly"]), bool(d["evidence"])) for d in scored),
+                "auc_answer": roc_auc(bearing_pairs),
+                "sweep_answer": threshold_sweep(bearing_pairs, SWEEP),
+            }
     return out
 
 
@@ -440,7 +453,28 @@ def _judge_md(data: Summary) -> list[str]:
         'Positive label: Highly Relevant (three labels) or yes (binary). "page": the '
         'document comes from the evidence page; "answer": it also contains the answer.'
     )
-    return [*_table(header, rows), note, ""]
+    return [*_table(header, rows), note, "", *_sweep_md(data)]
+
+
+def _sweep_md(data: Summary) -> list[str]:
+    """The letter judge's P(A) as a score: ROC AUC and precision / recall by threshold."""
+    lines: list[str] = []
+    for system, v in data.items():
+        scored = v.get("p_highly")
+        if not scored:
+            continue
+        lines += [
+            f"{system}: P(A) on {scored['documents']} documents, ROC AUC "
+            f"{_num(scored['auc_page'])} (evidence page), {_num(scored['auc_answer'])} "
+            "(answer-bearing). Highly Relevant at P(A) >= threshold, against answer-bearing:",
+            "",
+        ]
+        rows = [
+            [_num(r["threshold"], 2), str(r["tp"]), str(r["fp"]), *_pr(r)]
+            for r in scored["sweep_answer"]
+        ]
+        lines += [*_table(["threshold", "TP", "FP", "P", "R", "F1"], rows), ""]
+    return lines
 
 
 def _web_note(entry: Mapping[str, Any]) -> list[str]:

@@ -537,6 +537,7 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
             positive = outcome.value.binary_score == "yes"
             label = "relevant" if positive else "irrelevant"
             by = "fallback" if outcome.fallback else "llm"
+            p_highly = None
             cost = outcome.cost
         else:
             task = JudgeTask(question=item.question, components=[], document=doc, iteration=0)
@@ -551,6 +552,7 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
             label = judgment["label"]
             positive = label == "highly_relevant"
             by = judgment["by"]
+            p_highly = judgment.get("p_highly")
             cost = out["cost"]
         calls += cost["llm_calls"] + failed
         tokens += cost["input_tokens"] + cost["output_tokens"]
@@ -565,6 +567,7 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
                 "label": label,
                 "positive": positive,
                 "by": by,
+                "p_highly": p_highly,
             }
         )
     return {

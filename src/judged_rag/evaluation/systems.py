@@ -161,6 +161,13 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judged-rag's judge node with the SRA score pre-filter (clear cases skip the LLM)",
             overrides={"prefilter": True, "alignment": False},
         ),
+        _spec(
+            "judge_letter",
+            "judge",
+            "judge3",
+            "judged-rag's one-letter judge: label from P(A) (setting judge=letter)",
+            overrides={"judge": "letter", "prefilter": False, "alignment": False},
+        ),
         _spec("binary", "judge", "binary", "CRAG's binary yes/no grader"),
         # end to end
         _spec("no_retrieval", "e2e", "no_retrieval", "the model alone (generate only)"),
