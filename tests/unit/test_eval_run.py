@@ -162,8 +162,8 @@ def test_tiny_end_to_end_run_writes_a_well_formed_report(tmp_path: Path) -> None
     assert records["e2e|no_retrieval|q2"]["correct"] is False
     assert records["e2e|no_retrieval|q1"]["route"]["gate"] == "direct"
     assert records["e2e|crag|q1"]["judged_by"] == {"llm": 3}  # one binary grade per document
-    # no_judge: every document accepted by the pre-filter, none judged by the LLM.
-    assert set(records["e2e|no_judge|q1"]["judged_by"]) == {"prefilter"}
+    # no_judge: every document kept unjudged, none judged by the LLM.
+    assert set(records["e2e|no_judge|q1"]["judged_by"]) == {"unjudged"}
     assert set(records["e2e|judged|q1"]["judged_by"]) == {"llm"}
 
     files = write_report(tmp_path)

@@ -12,12 +12,9 @@ it: an ablation's switch always wins), then the pinned settings.
 The end-to-end ablations are relative to ``judged`` (the run's preset):
 
 - ``no_gate``: ``gate=False``.
-- ``no_judge``: no LLM judging. Configuration has no switch for it, so the score
-  pre-filter is made to accept everything: ``prefilter=True, prefilter_low=0,
-  prefilter_high=0.001`` labels every document that carries a similarity Highly
-  Relevant without an LLM call, and ``alignment=False`` skips the question parsing that
-  only alignment needs. Documents without a similarity would still be judged by the LLM;
-  the harness records who judged (``judged_by``) so the report can show it did not happen.
+- ``no_judge``: ``judge="off"``: every retrieved document is kept as Highly Relevant
+  without an LLM call (and the question parsing that only alignment needs is skipped).
+  The harness records who judged (``judged_by``) so the report can show no LLM did.
 - ``no_combination``: RJAG's ablation, ``(D_H ∪≠∅ D_S) ∪≠∅ D_N`` for both task types.
 - ``no_rewrite``: ``max_iterations=1``.
 - ``no_verify``: ``verify=False``.
@@ -62,12 +59,7 @@ PINNED: tuple[str, ...] = (
 """Settings every system of a run shares (presets cannot change them)."""
 
 NO_COMBINATION = "(D_H ∪≠∅ D_S) ∪≠∅ D_N"
-NO_JUDGE: dict[str, Any] = {
-    "prefilter": True,
-    "prefilter_low": 0.0,
-    "prefilter_high": 0.001,
-    "alignment": False,
-}
+NO_JUDGE: dict[str, Any] = {"judge": "off"}
 
 
 @dataclass(frozen=True)
