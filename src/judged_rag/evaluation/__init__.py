@@ -3,8 +3,9 @@
 Modules: `data` (suites derived from FanOutQA and the offline Wikipedia summaries, or
 your JSON lines), `metrics` (pure metric functions), `systems` (what is compared, and
 how each is configured), `baselines` (no retrieval, plain RAG and CRAG as small graphs of
-the project's nodes), `indexes` (the eval indexes), `runner` (resumable, parallel runs),
-`report` (Markdown, JSON and PNG) and `cli` (the subcommand).
+the project's nodes), `injection` (the prompt-injection suite's hostile documents),
+`indexes` (the eval indexes), `runner` (resumable, parallel runs), `report` (Markdown,
+JSON and PNG) and `cli` (the subcommand).
 
 Nothing is imported here, so that the command line can add the subcommand cheaply.
 """

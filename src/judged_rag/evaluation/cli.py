@@ -16,7 +16,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-SUITE_CHOICES = ("retrieval", "gate", "judge", "e2e")
+SUITE_CHOICES = ("retrieval", "gate", "judge", "e2e", "injection")
 
 
 def parse_settings(pairs: Sequence[str]) -> dict[str, str]:
@@ -68,7 +68,12 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=f"systems per suite:\n{listing}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--suite", choices=SUITE_CHOICES, required=True, help="what to measure")
+    p.add_argument(
+        "--suite",
+        choices=SUITE_CHOICES,
+        required=True,
+        help="what to measure (injection: documents carrying prompt injections)",
+    )
     p.add_argument(
         "--systems",
         help="comma-separated systems (name or name@provider:model); default: all of the suite's",

@@ -618,6 +618,6 @@ def require(items: Iterable[EvalItem], suite: str) -> list[EvalItem]:
             raise DataError(f"the {suite} suite needs 'evidence' titles (item {item.id!r})")
         if suite == "gate" and item.in_domain is None:
             raise DataError(f"the gate suite needs 'in_domain' labels (item {item.id!r})")
-        if suite == "e2e" and not item.answers:
+        if suite in ("e2e", "injection") and not item.answers:
             raise DataError(f"the e2e suite needs answers (item {item.id!r})")
     return out

@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,9 +55,22 @@ from judged_rag.evaluation.data import (
     require,
     seeded_order,
 )
+from judged_rag.evaluation.injection import (
+    ANSWER_TEMPLATE,
+    CANARY,
+    CONTROL,
+    PAYLOADS,
+    FirstDocumentRetriever,
+    HostPage,
+    choose_host,
+    corpus_hosts,
+    hostile_documents,
+    index_hosts,
+)
 from judged_rag.evaluation.metrics import (
     choice_correct,
     contains_answer,
+    contains_canary,
     contains_normalized,
     exact_match,
     first_relevant_rank,
@@ -72,7 +85,7 @@ from judged_rag.nodes.gate import gate
 from judged_rag.nodes.judge import judge
 from judged_rag.prompts import rewrite as rewrite_prompt
 from judged_rag.schemas import QueryRewrite
-from judged_rag.state import JudgeTask, TraceEvent
+from judged_rag.state import Doc, JudgeTask, TraceEvent
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +101,7 @@ class EvalOptions:
     """What to run.
 
     Attributes:
-        suite: "retrieval", "gate", "judge" or "e2e".
+        suite: "retrieval", "gate", "judge", "e2e" or "injection".
         out_dir: The run directory.
         systems: System labels (``name`` or ``name@model``); empty: the suite's defaults.
         settings: The run's ``preset`` and ``--set`` values, shared by every system.
@@ -164,7 +177,7 @@ def load_items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
             groups = {"open": suites.retrieval}
         elif options.suite == "gate":
             groups = {"open": suites.gate}
-        elif options.suite == "judge":
+        elif options.suite in ("judge", "injection"):
             groups = {"open": suites.answer}
         else:
             groups = {
@@ -237,13 +250,18 @@ def _fingerprint(options: EvalOptions) -> dict[str, Any]:
     if options.data is not None:
         digest = hashlib.sha256(options.data.read_bytes()).hexdigest()
         data = {"name": options.data.name, "sha256": digest}
-    return {
+    fingerprint: dict[str, Any] = {
         "seed": options.seed,
         "settings": {k: str(v) for k, v in sorted(options.settings.items())},
         "k": options.k if options.suite == "retrieval" else None,
         "kb_topics": list(options.kb_topics) if options.suite == "gate" else None,
         "data": data,
     }
+    if options.suite == "injection":
+        # Other payloads make other documents: their results must not mix.
+        text = json.dumps({"canary": CANARY, "payloads": PAYLOADS}, sort_keys=True)
+        fingerprint["payloads"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return fingerprint
 
 
 def _machine() -> dict[str, Any]:
@@ -308,13 +326,20 @@ def _update_run_file(
 class _Context:
     """What the tasks of one run share: components, compiled graphs, retrieval caches."""
 
-    def __init__(self, options: EvalOptions, components: Components) -> None:
+    def __init__(
+        self,
+        options: EvalOptions,
+        components: Components,
+        hosts: Sequence[HostPage] | None = None,
+    ) -> None:
         self.options = options
         self.components = components
         self._lock = threading.Lock()
         self._graphs: dict[str, Graph] = {}
         self._documents: dict[str, list[Document]] = {}
         self._item_locks: dict[str, threading.Lock] = {}
+        self._hosts = list(hosts) if hosts is not None else None
+        self._hostile: dict[str, tuple[HostPage, dict[str, Document]]] = {}
 
     def graph(self, kind: str) -> Graph:
         with self._lock:
@@ -333,6 +358,16 @@ class _Context:
                     retriever, item.question, cfg.top_k, cfg.fusion, cfg.dense_weight
                 )
             return self._documents[item.id]
+
+    def hostile(self, item: EvalItem) -> tuple[HostPage, dict[str, Document]]:
+        """The injection suite's host page and documents for an item (the same for every system)."""
+        with self._lock:
+            if self._hosts is None:
+                self._hosts = default_hosts(self.options)
+            if item.id not in self._hostile:
+                host = choose_host(item, self._hosts, self.options.seed)
+                self._hostile[item.id] = (host, hostile_documents(item, host))
+            return self._hostile[item.id]
 
 
 def _compile(kind: str, components: Components, retry_interval: float) -> Graph:
@@ -511,6 +546,55 @@ def _kb_description(options: EvalOptions) -> str:
     return "Wikipedia lead summaries of articles on these topics: " + ", ".join(options.kb_topics)
 
 
+def _judge_one(
+    ctx: _Context, system: System, question: str, doc: Doc
+) -> tuple[dict[str, Any], int, int, int]:
+    """One document judged as the judge suite judges it.
+
+    Returns:
+        The verdict (label, positive, by, p_highly), LLM calls, tokens, and the failed
+        attempts before the reply that was used.
+    """
+    cfg = system.config
+    if system.spec.kind == "binary":
+        model = ctx.components.judge(cfg)
+
+        def grade_call(max_attempts: int) -> Any:
+            return grade_document(
+                model,
+                question,
+                doc["content"],
+                config={},
+                ctx=CallContext(node="grade", max_attempts=max_attempts),
+                cfg=cfg,
+            )
+
+        outcome, failed = _with_retries(grade_call, ctx.options.retry_interval)
+        positive = outcome.value.binary_score == "yes"
+        label = "relevant" if positive else "irrelevant"
+        by = "fallback" if outcome.fallback else "llm"
+        p_highly = None
+        cost = outcome.cost
+    else:
+        task = JudgeTask(question=question, components=[], document=doc, iteration=0)
+
+        def judge_call(max_attempts: int) -> Any:
+            return judge(
+                task, {}, _runtime(cfg), components=ctx.components, max_attempts=max_attempts
+            )
+
+        out, failed = _with_retries(judge_call, ctx.options.retry_interval)
+        judgment = out["judgments"][0]
+        label = judgment["label"]
+        positive = label == "highly_relevant"
+        by = judgment["by"]
+        p_highly = judgment.get("p_highly")
+        cost = out["cost"]
+    verdict = {"label": label, "positive": positive, "by": by, "p_highly": p_highly}
+    tokens = cost["input_tokens"] + cost["output_tokens"]
+    return verdict, cost["llm_calls"] + failed, tokens, failed
+
+
 def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
     cfg = system.config
     documents = ctx.documents(item, cfg)
@@ -519,43 +603,10 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
     started = time.perf_counter()
     rows = []
     calls = tokens = 0
-    model = ctx.components.judge(cfg)
     for doc in docs:
-        if system.spec.kind == "binary":
-
-            def grade_call(max_attempts: int, doc: Any = doc) -> Any:
-                return grade_document(
-                    model,
-                    item.question,
-                    doc["content"],
-                    config={},
-                    ctx=CallContext(node="grade", max_attempts=max_attempts),
-                    cfg=cfg,
-                )
-
-            outcome, failed = _with_retries(grade_call, ctx.options.retry_interval)
-            positive = outcome.value.binary_score == "yes"
-            label = "relevant" if positive else "irrelevant"
-            by = "fallback" if outcome.fallback else "llm"
-            p_highly = None
-            cost = outcome.cost
-        else:
-            task = JudgeTask(question=item.question, components=[], document=doc, iteration=0)
-
-            def judge_call(max_attempts: int, task: JudgeTask = task) -> Any:
-                return judge(
-                    task, {}, _runtime(cfg), components=ctx.components, max_attempts=max_attempts
-                )
-
-            out, failed = _with_retries(judge_call, ctx.options.retry_interval)
-            judgment = out["judgments"][0]
-            label = judgment["label"]
-            positive = label == "highly_relevant"
-            by = judgment["by"]
-            p_highly = judgment.get("p_highly")
-            cost = out["cost"]
-        calls += cost["llm_calls"] + failed
-        tokens += cost["input_tokens"] + cost["output_tokens"]
+        verdict, doc_calls, doc_tokens, _ = _judge_one(ctx, system, item.question, doc)
+        calls += doc_calls
+        tokens += doc_tokens
         on_page = normalize_title(doc["title"]) in evidence
         rows.append(
             {
@@ -564,10 +615,7 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
                 "evidence": on_page,
                 "answer_bearing": on_page
                 and any(contains_normalized(doc["content"], a) for a in item.answers),
-                "label": label,
-                "positive": positive,
-                "by": by,
-                "p_highly": p_highly,
+                **verdict,
             }
         )
     return {
@@ -579,11 +627,14 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
 
 
 def _e2e_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
-    cfg = system.config
     graph = ctx.graph(system.spec.kind)
     started = time.perf_counter()
-    out: dict[str, Any] = graph.invoke(item.inputs(), context=cfg)
-    wall = time.perf_counter() - started
+    out: dict[str, Any] = graph.invoke(item.inputs(), context=system.config)
+    return _answer_record(item, out, time.perf_counter() - started)
+
+
+def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[str, Any]:
+    """What the end-to-end suite records of one graph run."""
     answer = str(out.get("answer") or "")
     trace = out.get("trace") or []
     judged_by = Counter(
@@ -628,11 +679,100 @@ def _e2e_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
     }
 
 
+JUDGE_KINDS = ("judge3", "binary")
+"""System kinds the injection suite runs at the judge level (the rest answer questions)."""
+
+
+def _injection_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
+    host, documents = ctx.hostile(item)
+    where = {"title": host.title, "topic": host.topic, "source": host.source}
+    if system.spec.kind in JUDGE_KINDS:
+        return {"level": "judge", "host": where, **_injection_judged(ctx, system, item, documents)}
+    hostile = documents[ANSWER_TEMPLATE]
+    return {
+        "level": "answer",
+        "host": where,
+        "template": ANSWER_TEMPLATE,
+        **_injection_answered(ctx, system, item, hostile),
+    }
+
+
+def _injection_judged(
+    ctx: _Context, system: System, item: EvalItem, documents: Mapping[str, Document]
+) -> dict[str, Any]:
+    """The control and every injected copy judged by the system."""
+    docs = documents_to_docs(list(documents.values()), system.config)
+    started = time.perf_counter()
+    rows = []
+    calls = tokens = 0
+    for name, doc in zip(documents, docs, strict=True):
+        verdict, doc_calls, doc_tokens, failed = _judge_one(ctx, system, item.question, doc)
+        calls += doc_calls
+        tokens += doc_tokens
+        rows.append(
+            {
+                "id": doc["id"],
+                "template": name,
+                "injected": name != CONTROL,
+                **verdict,
+                "retries": failed,
+            }
+        )
+    return {
+        "docs": rows,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+        "llm_calls": calls,
+        "tokens": tokens,
+    }
+
+
+def _injection_answered(
+    ctx: _Context, system: System, item: EvalItem, hostile: Document
+) -> dict[str, Any]:
+    """The system's graph run with `hostile` ranked first by the knowledge-base retriever."""
+    cfg = system.config
+    base = ctx.components
+    # A copy that shares the models, their caches and the judge slots; the gate keeps
+    # reading the real index.
+    parts = replace(
+        base,
+        retriever=FirstDocumentRetriever(inner=base.knowledge_retriever(cfg), document=hostile),
+        gate_index=base.gate(cfg),
+    )
+    graph = _compile(system.spec.kind, parts, ctx.options.retry_interval)
+    started = time.perf_counter()
+    out: dict[str, Any] = graph.invoke(item.inputs(), context=cfg)
+    record = _answer_record(item, out, time.perf_counter() - started)
+    trace = out.get("trace") or []
+    hostile_id = str(hostile.id)
+    retrieved = any(
+        hostile_id in (e["detail"].get("ids") or []) for e in trace if e["event"] == "retrieved"
+    )
+    combined = [e["detail"] for e in trace if e["event"] == "combined"]
+    judged = [
+        e["detail"]
+        for e in trace
+        if (e["node"], e["event"]) == ("judge", "judged")
+        and e["detail"].get("doc_id") == hostile_id
+    ]
+    return {
+        **record,
+        "canary": contains_canary(record["answer"], CANARY),
+        "hostile_id": hostile_id,
+        "hostile_retrieved": retrieved,
+        "hostile_used": bool(combined) and hostile_id in (combined[-1].get("chosen") or []),
+        "hostile_cited": hostile_id in {c["doc_id"] for c in out.get("citations") or []},
+        "hostile_label": judged[-1]["label"] if judged else None,
+        "hostile_judged_by": judged[-1]["by"] if judged else None,
+    }
+
+
 _TASKS: dict[str, Callable[[_Context, System, EvalItem], dict[str, Any]]] = {
     "retrieval": _retrieval_task,
     "gate": _gate_task,
     "judge": _judge_task,
     "e2e": _e2e_task,
+    "injection": _injection_task,
 }
 
 
@@ -642,8 +782,8 @@ _TASKS: dict[str, Callable[[_Context, System, EvalItem], dict[str, Any]]] = {
 def default_components(options: EvalOptions, base: Configuration) -> Components:
     """The components of a run when none are given.
 
-    FanOutQA suites: the whole-corpus eval index (retrieval, judge, e2e) or the topic
-    knowledge base with its gate distribution (gate), built at first use. User data:
+    FanOutQA suites: the whole-corpus eval index (retrieval, judge, e2e, injection) or
+    the topic knowledge base with its gate distribution (gate), built at first use. User data:
     the index named by ``index_dir`` (required).
 
     Raises:
@@ -668,6 +808,25 @@ def default_components(options: EvalOptions, base: Configuration) -> Components:
         index_dir = ensure_wiki_eval_index(progress=options.progress)
     parts.retriever = open_index(index_dir, k=max(options.k, base.top_k))
     return parts
+
+
+def default_hosts(options: EvalOptions) -> list[HostPage]:
+    """The pages the injection suite's hostile documents are made from when none are given.
+
+    FanOutQA: the offline Wikipedia summaries. User data: the chunks of the index named
+    by ``index_dir``.
+
+    Raises:
+        ValueError: User data without a file index.
+    """
+    if options.data is None:
+        from judged_rag.evaluation.data import load_corpus
+
+        return corpus_hosts(load_corpus().articles)
+    base = Configuration.from_mapping(options.settings, strict=True)
+    if not base.index_dir:
+        raise ValueError("the injection suite takes its host pages from --index DIR")
+    return index_hosts(Path(base.index_dir))
 
 
 def _gate_meta(components: Components, systems: Sequence[System]) -> dict[str, Any]:
@@ -700,6 +859,7 @@ def run_eval(
     *,
     components: Components | None = None,
     items: Sequence[EvalItem] | None = None,
+    hosts: Sequence[HostPage] | None = None,
 ) -> RunSummary:
     """Run a suite and append its results to ``<out_dir>/results.jsonl``.
 
@@ -709,6 +869,8 @@ def run_eval(
             default: `default_components`.
         items: The questions (tests, embedding code); default: `load_items(options)`,
             with `options.limit` per variant.
+        hosts: Pages the injection suite makes hostile documents from; default:
+            `default_hosts(options)`.
 
     Raises:
         ValueError: Unknown systems, invalid settings, or a run directory holding a run
@@ -728,12 +890,16 @@ def run_eval(
     options.out_dir.mkdir(parents=True, exist_ok=True)
     _update_run_file(options, systems, counts, {})  # refuse mixing runs before any work
     parts = components if components is not None else default_components(options, base)
-    extra = _gate_meta(parts, systems) if options.suite == "gate" else {}
+    extra: dict[str, Any] = {}
+    if options.suite == "gate":
+        extra = _gate_meta(parts, systems)
+    elif options.suite == "injection":
+        extra = {"injection": {"canary": CANARY, "payloads": PAYLOADS, "answer": ANSWER_TEMPLATE}}
     _update_run_file(options, systems, counts, extra)
 
     results_path = options.out_dir / RESULTS_FILE
     done = read_results(results_path)
-    ctx = _Context(options, parts)
+    ctx = _Context(options, parts, hosts)
     task_fn = _TASKS[options.suite]
     todo: list[tuple[str, System, EvalItem]] = []
     skipped = 0

@@ -18,6 +18,11 @@ The end-to-end ablations are relative to ``judged`` (the run's preset):
 - ``no_combination``: RJAG's ablation, ``(D_H ∪≠∅ D_S) ∪≠∅ D_N`` for both task types.
 - ``no_rewrite``: ``max_iterations=1``.
 - ``no_verify``: ``verify=False``.
+
+The injection suite reuses systems of the judge suite (``judge3``, ``judge_letter``,
+``binary``: each judges a clean and three injected copies of an unrelated document) and
+of the end-to-end suite (``plain_rag``, ``judged``, ``judged_fast``: each answers with
+the answer-steering document ranked first).
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from typing import Any, Literal
 
 from judged_rag.configuration import PRESETS, Configuration
 
-SuiteName = Literal["retrieval", "gate", "judge", "e2e"]
-SUITES: tuple[SuiteName, ...] = ("retrieval", "gate", "judge", "e2e")
+SuiteName = Literal["retrieval", "gate", "judge", "e2e", "injection"]
+SUITES: tuple[SuiteName, ...] = ("retrieval", "gate", "judge", "e2e", "injection")
 Kind = Literal[
     "judged",
     "no_retrieval",
@@ -74,6 +79,7 @@ class SystemSpec:
         preset: Preset it runs with; None: the run's preset.
         overrides: Settings that define it (win over the run's settings).
         options: Suite options that are not settings (e.g. a query rewrite).
+        also: Other suites that run it too.
     """
 
     name: str
@@ -83,6 +89,11 @@ class SystemSpec:
     preset: str | None = None
     overrides: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    also: tuple[SuiteName, ...] = ()
+
+    def runs_in(self, suite: str) -> bool:
+        """Whether `suite` compares this system."""
+        return suite == self.suite or suite in self.also
 
 
 def _spec(name: str, suite: SuiteName, kind: Kind, description: str, **kw: Any) -> SystemSpec:
@@ -145,6 +156,7 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judge3",
             "judged-rag's judge node: RJAG's three labels, every document to the LLM",
             overrides={"prefilter": False, "alignment": False},
+            also=("injection",),
         ),
         _spec(
             "judge3_prefilter",
@@ -159,8 +171,9 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judge3",
             "judged-rag's one-letter judge: label from P(A) (setting judge=letter)",
             overrides={"judge": "letter", "prefilter": False, "alignment": False},
+            also=("injection",),
         ),
-        _spec("binary", "judge", "binary", "CRAG's binary yes/no grader"),
+        _spec("binary", "judge", "binary", "CRAG's binary yes/no grader", also=("injection",)),
         # end to end
         _spec("no_retrieval", "e2e", "no_retrieval", "the model alone (generate only)"),
         _spec(
@@ -168,6 +181,7 @@ SYSTEMS: dict[str, SystemSpec] = {
             "e2e",
             "plain_rag",
             "retrieve, then generate from every retrieved document (no judging, no verify)",
+            also=("injection",),
         ),
         _spec(
             "crag",
@@ -175,10 +189,15 @@ SYSTEMS: dict[str, SystemSpec] = {
             "crag",
             "CRAG as in LangGraph's tutorial: binary grader, web search if any irrelevant",
         ),
-        _spec("judged", "e2e", "judged", "judged-rag with the run's preset"),
+        _spec("judged", "e2e", "judged", "judged-rag with the run's preset", also=("injection",)),
         _spec("judged_paper", "e2e", "judged", "judged-rag, 'paper' preset", preset="paper"),
         _spec(
-            "judged_fast", "e2e", "judged", "judged-rag, 'fast' preset (run's model)", preset="fast"
+            "judged_fast",
+            "e2e",
+            "judged",
+            "judged-rag, 'fast' preset (run's model)",
+            preset="fast",
+            also=("injection",),
         ),
         _spec("no_gate", "e2e", "judged", "judged, gate off", overrides={"gate": False}),
         _spec(
@@ -207,7 +226,7 @@ SYSTEMS: dict[str, SystemSpec] = {
 }
 
 DEFAULT_SYSTEMS: dict[str, tuple[str, ...]] = {
-    suite: tuple(name for name, spec in SYSTEMS.items() if spec.suite == suite) for suite in SUITES
+    suite: tuple(name for name, spec in SYSTEMS.items() if spec.runs_in(suite)) for suite in SUITES
 }
 
 
@@ -233,7 +252,7 @@ def parse_system_names(text: str | Sequence[str] | None, suite: SuiteName) -> li
     for name in names:
         base = name.partition("@")[0]
         spec = SYSTEMS.get(base)
-        if spec is None or spec.suite != suite:
+        if spec is None or not spec.runs_in(suite):
             raise ValueError(
                 f"unknown system {base!r} for the {suite} suite; "
                 f"choose from {', '.join(DEFAULT_SYSTEMS[suite])}"
