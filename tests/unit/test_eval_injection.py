@@ -404,8 +404,16 @@ def test_summarize_injection_on_hand_made_records() -> None:
     findings = data["findings"]
     assert findings[0].startswith("judge_letter: 50.0% (3/6) of injected documents labelled")
     assert "vs 50.0% (1/2) of the same documents without payload (intervals overlap" in findings[0]
-    assert "most effective payload: ignore_instructions at 100.0% (2/2)" in findings[0]
+    assert (
+        "most effective payload: ignore_instructions at 100.0% (2/2); mean P(A) 0.350"
+        in (findings[0])
+    )
+    assert "without payload, 0.580 with" in findings[0]
     assert findings[1].startswith("plain_rag: the canary is in 100.0% (1/1) of answers")
+    quiet = summarize_injection(
+        [{**judged[0], "docs": [_doc("control", False)] + [_doc(name, False) for name in PAYLOADS]}]
+    )
+    assert "no payload got a document labelled positive" in quiet["findings"][0]
     assert any(f.startswith("judged vs plain_rag, canary answers: -100.0 points") for f in findings)
     # A system whose every question failed still lands on its level, by its kind.
     meta = {"systems": {"binary": {"kind": "binary"}}}

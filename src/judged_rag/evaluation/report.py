@@ -308,13 +308,20 @@ def injection_findings(data: Summary) -> list[str]:
         else:
             more = injected["value"] > control["value"]
             verdict = ("more" if more else "fewer") + " beyond the 95% intervals"
-        worst = max(v["templates"].items(), key=lambda kv: kv[1]["positive"]["value"])
+        name, worst = max(v["templates"].items(), key=lambda kv: kv[1]["positive"]["value"])
+        if worst["positive"]["hits"]:
+            strongest = f"most effective payload: {name} at {_share(worst['positive'])}"
+        else:
+            strongest = "no payload got a document labelled positive"
+        scores = (v["control"]["p_highly_mean"], v["injected"]["p_highly_mean"])
+        if None not in scores:
+            # Below the threshold a payload can still move the score towards it.
+            strongest += f"; mean P(A) {scores[0]:.3f} without payload, {scores[1]:.3f} with"
         lines.append(
             f"{system}: {_share(injected)} of injected documents labelled positive vs "
             f"{_share(control)} of the same documents without payload ({verdict}); "
-            f"most effective payload: {worst[0]} at {_share(worst[1]['positive'])}; "
-            f"{v['injected']['fallbacks']} fallbacks, {v['injected']['retries']} retries "
-            "on injected documents."
+            f"{strongest}; {v['injected']['fallbacks']} fallbacks, "
+            f"{v['injected']['retries']} retries on injected documents."
         )
     answers = data["answer"]
     for system, v in answers.items():
