@@ -416,3 +416,15 @@ def test_retrieval_suite_passes_run_options_to_the_hybrid_index(tmp_path: Path) 
     # fake dense side ranks at random, so the lists differ.
     assert records["retrieval|bm25|q1"]["rank"] == 1
     assert records["retrieval|bm25|q1"]["titles"] != records["retrieval|dense|q1"]["titles"]
+
+
+def test_a_set_value_that_contradicts_a_system_is_refused() -> None:
+    from judged_rag.evaluation.systems import configure
+
+    with pytest.raises(ValueError, match=r"'hybrid' is defined by .*fusion='weighted'"):
+        configure("hybrid", {"fusion": "rrf"})
+    with pytest.raises(ValueError, match="judge='structured'"):
+        configure("no_judge", {"judge": "structured"})
+    # a --set that agrees with the system, or touches another setting, is fine
+    assert configure("hybrid", {"fusion": "weighted", "top_k": 5}).config.top_k == 5
+    assert configure("hybrid_rrf", {"top_k": 5}).config.fusion == "rrf"

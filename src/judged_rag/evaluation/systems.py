@@ -7,7 +7,9 @@ runs that system with that model for every LLM call (answer and judge).
 
 Configuration of a system: its preset (the run's ``--preset`` unless the system names
 one), then the run's ``--set`` values, then the system's own overrides (what defines
-it: an ablation's switch always wins), then the pinned settings.
+it), then the pinned settings. A ``--set`` value that contradicts a system's own
+override is an error, not silently replaced: ``--set fusion=rrf`` with ``hybrid`` asks
+for a different system (``hybrid_rrf``).
 
 The end-to-end ablations are relative to ``judged`` (the run's preset):
 
@@ -124,6 +126,13 @@ SYSTEMS: dict[str, SystemSpec] = {
             "retriever",
             "hybrid, weighted fusion 0.5 / 0.5",
             overrides={"dense_weight": 0.5, "fusion": "weighted"},
+        ),
+        _spec(
+            "hybrid_rrf",
+            "retrieval",
+            "retriever",
+            "hybrid, reciprocal-rank fusion",
+            overrides={"fusion": "rrf"},
         ),
         _spec(
             "hybrid_rewrite",
@@ -281,6 +290,17 @@ def configure(label: str, settings: Mapping[str, Any]) -> System:
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}")
     values: dict[str, Any] = {k: v for k, v in settings.items() if k != "preset"}
+    clashes = [
+        f"{key}={getattr(base, key)!r}"
+        for key, fixed in spec.overrides.items()
+        if key in values and getattr(base, key) != fixed
+    ]
+    if clashes:
+        fixed_text = ", ".join(f"{k}={v!r}" for k, v in spec.overrides.items())
+        raise ValueError(
+            f"system {name!r} is defined by {fixed_text}; "
+            f"--set {', '.join(clashes)} contradicts it (choose another system or drop --set)"
+        )
     values.update(spec.overrides)
     values.update({k: getattr(base, k) for k in PINNED})
     if model:
