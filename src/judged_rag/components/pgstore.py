@@ -47,19 +47,18 @@ from pydantic import Field, PrivateAttr
 from judged_rag.components import ComponentError
 from judged_rag.indexing.builder import (
     IndexStats,
-    _embed_files,
     _FileChunks,
     _gate_entries,
+    gather_chunks,
 )
 from judged_rag.indexing.chunking import (
     CHUNK_THRESHOLD,
     DEDUP_THRESHOLD,
     MAX_CHUNK_CHARS,
-    near_duplicates,
     normalize,
 )
 from judged_rag.indexing.errors import IndexBuildError, IndexLockedError
-from judged_rag.indexing.loaders import collect_files, describe, file_hash
+from judged_rag.indexing.loaders import collect_files, describe
 from judged_rag.indexing.retriever import FusedRetriever
 from judged_rag.indexing.store import Chunk, Vectors
 
@@ -263,48 +262,21 @@ def build_pg_index(
             logger.info("embeddings or settings changed: re-embedding collection %s", collection)
             previous = None
 
-        reusable = previous.files if previous is not None else {}
-        per_file: dict[str, _FileChunks] = {}
-        to_embed: list[tuple[Path, str]] = []
-        for path in files:
-            digest = file_hash(path)
-            known = reusable.get(str(path))
-            if known is not None and known.file_hash == digest:
-                per_file[str(path)] = known
-                stats.unchanged += 1
-            else:
-                to_embed.append((path, digest))
-        stats.removed = len(stored_paths - {str(p) for p in files})
-
-        fresh = _embed_files(to_embed, embedder, settings, reliability, progress, stats)
-        dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
-        if previous is not None and dimensions - {previous.dimension}:
-            logger.warning("the embeddings changed dimension: re-embedding every file")
-            stats.unchanged = 0
-            again = [(Path(k), v.file_hash) for k, v in per_file.items()]
-            per_file = {}
+        found = gather_chunks(
+            files,
+            paths,
+            reusable=previous.files if previous is not None else {},
+            stored_paths=stored_paths,
+            dimension=previous.dimension if previous is not None else None,
+            embedder=embedder,
+            settings=settings,
+            reliability=reliability,
+            progress=progress,
+            stats=stats,
+        )
+        if found.reset:
             previous = None
-            fresh += _embed_files(again, embedder, settings, reliability, progress, stats)
-        per_file.update({f.path: f for f in fresh})
-        for entry in fresh:
-            if entry.path in stored_paths:
-                stats.changed += 1
-            else:
-                stats.added += 1
-
-        ordered = [per_file[str(p)] for p in files if str(p) in per_file]
-        all_chunks = [c for f in ordered for c in f.chunks]
-        if not all_chunks:
-            raise IndexBuildError(
-                f"nothing to index: no text found in {describe([Path(p) for p in paths])}"
-            )
-        all_vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
-        dropped = near_duplicates(all_vectors, DEDUP_THRESHOLD)
-        kept = [c for c, d in zip(all_chunks, dropped, strict=True) if not d]
-        kept_vectors = all_vectors[~dropped]
-        stats.files = len(ordered)
-        stats.chunks = len(kept)
-        stats.duplicates = int(dropped.sum())
+        kept, kept_vectors, fresh = found.kept, found.kept_vectors, found.fresh
 
         carried = previous.gate if previous is not None else None
         gate = _gate_entries(
@@ -312,9 +284,9 @@ def build_pg_index(
         )
         stats.pseudo_queries = len(gate["entries"]) if gate else 0
 
-        reused = {f.path for f in ordered} - {f.path for f in fresh}
+        reused = {f.path for f in found.ordered} - {f.path for f in fresh}
         if previous is None:
-            _create_tables(conn, tables, int(all_vectors.shape[1]), text_search_config)
+            _create_tables(conn, tables, int(found.vectors.shape[1]), text_search_config)
         else:
             gone = sorted(stored_paths - reused)
             conn.execute(
@@ -322,7 +294,7 @@ def build_pg_index(
             )
             conn.execute(sql.SQL("DELETE FROM {}").format(tables.gate))
         _insert_files(conn, tables, fresh, title_context)
-        flags = {c.id: not d for c, d in zip(all_chunks, dropped, strict=True)}
+        flags = {c.id: not d for c, d in zip(found.chunks, found.duplicate, strict=True)}
         conn.execute(
             sql.SQL(
                 "UPDATE {} AS c SET kept = v.kept FROM unnest(%s::text[], %s::boolean[]) "
@@ -350,7 +322,7 @@ def build_pg_index(
                 "format": FORMAT,
                 "version": FORMAT_VERSION,
                 "embedding_model": model_name,
-                "dimension": int(all_vectors.shape[1]),
+                "dimension": int(found.vectors.shape[1]),
                 "settings": settings,
                 "reliability": reliability,
                 "files": stats.files,

@@ -190,50 +190,22 @@ def _build(
         logger.warning("skipping %d unsupported files: %s", len(unsupported), describe(unsupported))
         stats.skipped.extend(str(p) for p in unsupported)
 
-    reusable = _reusable_files(previous) if previous is not None else {}
-    per_file: dict[str, _FileChunks] = {}
-    to_embed: list[tuple[Path, str]] = []
-    for path in _bar(files, progress, "hashing files", "file"):
-        digest = file_hash(path)
-        known = reusable.get(str(path))
-        if known is not None and known.file_hash == digest:
-            per_file[str(path)] = known
-            stats.unchanged += 1
-        else:
-            to_embed.append((path, digest))
-    stats.removed = len(previous_paths - {str(p) for p in files})
-
-    fresh = _embed_files(to_embed, embedder, settings, reliability, progress, stats)
-    dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
-    if previous is not None and dimensions - {previous.dimension}:
-        # Same name, other vectors (e.g. a model reconfigured): nothing stored is reusable.
-        logger.warning("the embeddings changed dimension: re-embedding every file")
-        stats.unchanged = 0
-        to_embed = [(Path(k), v.file_hash) for k, v in per_file.items()]
-        per_file = {}
+    found = gather_chunks(
+        files,
+        paths,
+        reusable=_reusable_files(previous) if previous is not None else {},
+        stored_paths=previous_paths,
+        dimension=previous.dimension if previous is not None else None,
+        embedder=embedder,
+        settings=settings,
+        reliability=reliability,
+        progress=progress,
+        stats=stats,
+    )
+    if found.reset:
         previous = None  # nor are its pseudo-query similarities
-        fresh += _embed_files(to_embed, embedder, settings, reliability, progress, stats)
-    per_file.update({f.path: f for f in fresh})
-    for entry in fresh:
-        if entry.path in previous_paths:
-            stats.changed += 1
-        else:
-            stats.added += 1
-
-    ordered = [per_file[str(p)] for p in files if str(p) in per_file]
-    all_chunks = [c for f in ordered for c in f.chunks]
-    if not all_chunks:
-        raise IndexBuildError(
-            f"nothing to index: no text found in {describe([Path(p) for p in paths])}"
-        )
-    all_vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
-    dropped_mask = near_duplicates(all_vectors, DEDUP_THRESHOLD)
-    kept = [c for c, d in zip(all_chunks, dropped_mask, strict=True) if not d]
-    dropped = [c for c, d in zip(all_chunks, dropped_mask, strict=True) if d]
-    kept_vectors = all_vectors[~dropped_mask]
-    stats.files = len(ordered)
-    stats.chunks = len(kept)
-    stats.duplicates = len(dropped)
+    kept, kept_vectors = found.kept, found.kept_vectors
+    dropped, dropped_vectors = found.dropped
     if dropped:
         logger.info("dropped %d near-duplicate chunks", len(dropped))
 
@@ -245,9 +217,10 @@ def _build(
         kept=kept,
         kept_vectors=kept_vectors,
         dropped=dropped,
-        dropped_vectors=all_vectors[dropped_mask],
+        dropped_vectors=dropped_vectors,
         files={
-            f.path: {"file_hash": f.file_hash, "chunks": [c.id for c in f.chunks]} for f in ordered
+            f.path: {"file_hash": f.file_hash, "chunks": [c.id for c in f.chunks]}
+            for f in found.ordered
         },
         index_texts=[c.index_text(title_context) for c in kept],
         progress=progress,
@@ -293,6 +266,121 @@ def _build(
         stats.removed,
     )
     return stats
+
+
+@dataclass
+class ChunkSet:
+    """The chunks of one build, in file order: reused where a file is unchanged, else new.
+
+    Attributes:
+        ordered: Each file's chunks and vectors, in the order the files were given.
+        fresh: The files embedded by this build.
+        chunks: Every chunk of ``ordered``, near-duplicates included.
+        vectors: Their vectors, one row per chunk.
+        duplicate: True where a chunk is a near-duplicate of an earlier one.
+        reset: The stored vectors had another dimension, so nothing stored was reused.
+    """
+
+    ordered: list[_FileChunks]
+    fresh: list[_FileChunks]
+    chunks: list[Chunk]
+    vectors: Vectors
+    duplicate: np.ndarray
+    reset: bool
+
+    @property
+    def kept(self) -> list[Chunk]:
+        """The chunks that are not near-duplicates."""
+        return [c for c, d in zip(self.chunks, self.duplicate, strict=True) if not d]
+
+    @property
+    def kept_vectors(self) -> Vectors:
+        """The vectors of `kept`."""
+        kept: Vectors = self.vectors[~self.duplicate]
+        return kept
+
+    @property
+    def dropped(self) -> tuple[list[Chunk], Vectors]:
+        """The near-duplicates and their vectors (kept on disk for incremental rebuilds)."""
+        chunks = [c for c, d in zip(self.chunks, self.duplicate, strict=True) if d]
+        return chunks, self.vectors[self.duplicate]
+
+
+def gather_chunks(
+    files: Sequence[Path],
+    given: Sequence[Path],
+    *,
+    reusable: dict[str, _FileChunks],
+    stored_paths: set[str],
+    dimension: int | None,
+    embedder: Embeddings,
+    settings: dict[str, Any],
+    reliability: str,
+    progress: bool,
+    stats: IndexStats,
+) -> ChunkSet:
+    """Chunk and embed what changed, reuse the rest, and mark near-duplicates.
+
+    Shared by the on-disk index and the PostgreSQL store, which differ only in where
+    the result is written. Updates the counts in ``stats``.
+
+    Args:
+        files: The supported files found, in order.
+        given: The paths the user gave (for the error message).
+        reusable: Chunks and vectors stored for each file by the previous build.
+        stored_paths: Every file the previous build held.
+        dimension: The stored vectors' dimension, or None without a previous build.
+        embedder: The embeddings.
+        settings: Chunking settings recorded with the index.
+        reliability: Reliability grade of the documents.
+        progress: Show progress bars.
+        stats: Counts to update.
+
+    Raises:
+        IndexBuildError: No text was found in any file.
+    """
+    per_file: dict[str, _FileChunks] = {}
+    to_embed: list[tuple[Path, str]] = []
+    for path in _bar(files, progress, "hashing files", "file"):
+        digest = file_hash(path)
+        known = reusable.get(str(path))
+        if known is not None and known.file_hash == digest:
+            per_file[str(path)] = known
+            stats.unchanged += 1
+        else:
+            to_embed.append((path, digest))
+    stats.removed = len(stored_paths - {str(p) for p in files})
+
+    fresh = _embed_files(to_embed, embedder, settings, reliability, progress, stats)
+    reset = False
+    dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
+    if dimension is not None and dimensions - {dimension}:
+        # Same name, other vectors (e.g. a model reconfigured): nothing stored is reusable.
+        logger.warning("the embeddings changed dimension: re-embedding every file")
+        stats.unchanged = 0
+        again = [(Path(k), v.file_hash) for k, v in per_file.items()]
+        per_file = {}
+        reset = True
+        fresh += _embed_files(again, embedder, settings, reliability, progress, stats)
+    per_file.update({f.path: f for f in fresh})
+    for entry in fresh:
+        if entry.path in stored_paths:
+            stats.changed += 1
+        else:
+            stats.added += 1
+
+    ordered = [per_file[str(p)] for p in files if str(p) in per_file]
+    chunks = [c for f in ordered for c in f.chunks]
+    if not chunks:
+        raise IndexBuildError(
+            f"nothing to index: no text found in {describe([Path(p) for p in given])}"
+        )
+    vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
+    duplicate = near_duplicates(vectors, DEDUP_THRESHOLD)
+    stats.files = len(ordered)
+    stats.chunks = int((~duplicate).sum())
+    stats.duplicates = int(duplicate.sum())
+    return ChunkSet(ordered, fresh, chunks, vectors, duplicate, reset)
 
 
 def _previous_index(index_dir: Path) -> IndexStore | None:
