@@ -7,6 +7,7 @@ the files on disk without the model; the last tests run the bundled all-MiniLM-L
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -37,6 +38,7 @@ from judged_rag.indexing import (
     sample_documents,
     sample_index_dir,
 )
+from judged_rag.indexing.builder import gate_is_current
 from judged_rag.indexing.store import build_lock, sibling
 
 pytestmark = pytest.mark.slow
@@ -391,6 +393,26 @@ def test_gate_similarities_from_pseudo_queries(tmp_path: Path) -> None:
     assert gate["entries"][0]["question"] == own.splitlines()[0]
 
 
+def test_pseudo_query_prompt_names_the_document() -> None:
+    from judged_rag.indexing.builder import _pseudo_query_prompt
+    from judged_rag.indexing.store import Chunk
+
+    chunk = Chunk(
+        id="c1",
+        text="It is the capital of Kazakhstan.",
+        source="a.md",
+        title="Astana",
+        path="a.md",
+        file_hash="f",
+        content_hash="t",
+        ordinal=0,
+    )
+    prompt = _pseudo_query_prompt(chunk)
+    assert "question about Astana" in prompt and "It is the capital of Kazakhstan." in prompt
+    untitled = _pseudo_query_prompt(dataclasses.replace(chunk, title=" "))
+    assert "about  " not in untitled and "It is the capital of Kazakhstan." in untitled
+
+
 def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
     docs: Path, tmp_path: Path
 ) -> None:
@@ -409,6 +431,20 @@ def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
     # Rebuilt without a model: the stored pseudo-queries of unchanged chunks are kept.
     build(docs, index)
     assert json.loads((index / "gate.json").read_text())["entries"] == first
+
+    # ...unless they were written with another prompt: then they are written again.
+    gate_file = index / "gate.json"
+    gate_file.write_text(json.dumps({**json.loads(gate_file.read_text()), "prompt": "older"}))
+    build(docs, index, query_model=FakeListChatModel(responses=["What is new?"]), pseudo_queries=5)
+    rewritten = json.loads(gate_file.read_text())
+    assert rewritten["prompt"] != "older"
+    manifest = json.loads((index / "manifest.json").read_text())
+    assert manifest["pseudo_query_prompt"] == rewritten["prompt"]
+    # what decides whether an automatically built index (sample, eval) is rebuilt
+    assert gate_is_current(manifest)
+    assert not gate_is_current({**manifest, "pseudo_query_prompt": "older"})
+    assert not gate_is_current({**manifest, "pseudo_queries": 0})
+    assert [e["question"] for e in rewritten["entries"]] == ["What is new?"] * 5
 
     # Calls that raise or answer nothing are counted and skipped, not fatal.
     broken = GenericFakeChatModel(messages=iter([AIMessage(content="Only one answer?")]))

@@ -39,6 +39,7 @@ def kb_index_dir(topics: Sequence[str]) -> Path:
 
 
 def _ready(index_dir: Path, files: int, *, need_gate: bool) -> bool:
+    from judged_rag.indexing.builder import gate_is_current
     from judged_rag.indexing.errors import IndexFormatError
     from judged_rag.indexing.store import read_manifest
 
@@ -48,7 +49,7 @@ def _ready(index_dir: Path, files: int, *, need_gate: bool) -> bool:
         return False
     if int(manifest.get("files", -1)) != files:
         return False
-    return not need_gate or int(manifest.get("pseudo_queries", 0)) > 0
+    return not need_gate or gate_is_current(manifest)
 
 
 def ensure_topic_index(

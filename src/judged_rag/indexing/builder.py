@@ -7,6 +7,7 @@ Files whose content hash has not changed keep their stored chunks and vectors.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import random
 import re
@@ -36,6 +37,7 @@ from judged_rag.indexing.chunking import (
 from judged_rag.indexing.errors import IndexBuildError, IndexFormatError
 from judged_rag.indexing.loaders import collect_files, describe, file_hash, load_file
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
+from judged_rag.prompts.index import PSEUDO_QUERY, PSEUDO_QUERY_UNTITLED
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -45,6 +47,11 @@ logger = logging.getLogger(__name__)
 
 PSEUDO_QUERY_SEED = 0
 _PSEUDO_QUERY_BATCH = 16
+# Identifies the pseudo-query prompts: entries written with other prompts are rewritten,
+# and an automatically built index whose gate used other prompts is rebuilt.
+PSEUDO_QUERY_PROMPT_ID = hashlib.sha256(
+    (PSEUDO_QUERY + "\x00" + PSEUDO_QUERY_UNTITLED).encode("utf-8")
+).hexdigest()[:12]
 
 
 @dataclass
@@ -248,6 +255,7 @@ def _build(
             "chunks": stats.chunks,
             "duplicates": stats.duplicates,
             "pseudo_queries": stats.pseudo_queries,
+            "pseudo_query_prompt": gate["prompt"] if gate else None,
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     )
@@ -381,6 +389,14 @@ def gather_chunks(
     stats.chunks = int((~duplicate).sum())
     stats.duplicates = int(duplicate.sum())
     return ChunkSet(ordered, fresh, chunks, vectors, duplicate, reset)
+
+
+def gate_is_current(manifest: dict[str, Any]) -> bool:
+    """Whether an index's manifest records pseudo-queries written with today's prompts."""
+    return (
+        int(manifest.get("pseudo_queries", 0)) > 0
+        and manifest.get("pseudo_query_prompt") == PSEUDO_QUERY_PROMPT_ID
+    )
 
 
 def _previous_index(index_dir: Path) -> IndexStore | None:
@@ -559,6 +575,9 @@ def _gate_entries(
 ) -> dict[str, Any] | None:
     """Pseudo-queries for a sample of chunks and their similarity to their chunk (CAG)."""
     rows = {c.id: i for i, c in enumerate(kept)}
+    if carried is not None and carried.get("prompt") != PSEUDO_QUERY_PROMPT_ID:
+        # Written with another prompt: not comparable with the ones written now.
+        carried = None
     entries = [e for e in (carried or {}).get("entries", []) if e.get("chunk_id") in rows][
         : max(target, 0)
     ]
@@ -570,7 +589,7 @@ def _gate_entries(
         picked = sorted(
             random.Random(PSEUDO_QUERY_SEED).sample(candidates, min(need, len(candidates)))
         )
-        questions, failures = _ask_pseudo_queries(model, [kept[i].text for i in picked], progress)
+        questions, failures = _ask_pseudo_queries(model, [kept[i] for i in picked], progress)
         answered = [(i, q) for i, q in zip(picked, questions, strict=True) if q]
         if answered:
             vectors = embed_texts(
@@ -594,6 +613,7 @@ def _gate_entries(
         return None
     return {
         "seed": PSEUDO_QUERY_SEED,
+        "prompt": PSEUDO_QUERY_PROMPT_ID,
         "requested": target,
         "failures": failures,
         "model": _model_name(model) if model is not None else (carried or {}).get("model"),
@@ -601,18 +621,22 @@ def _gate_entries(
     }
 
 
-def _ask_pseudo_queries(
-    model: BaseChatModel, texts: list[str], progress: bool
-) -> tuple[list[str | None], int]:
-    """One question per text (first line of the reply, stripped); None where a call failed."""
-    from judged_rag.prompts.index import PSEUDO_QUERY
+def _pseudo_query_prompt(chunk: Chunk) -> str:
+    if chunk.title.strip():
+        return PSEUDO_QUERY.format(title=chunk.title.strip(), document=chunk.text)
+    return PSEUDO_QUERY_UNTITLED.format(document=chunk.text)
 
+
+def _ask_pseudo_queries(
+    model: BaseChatModel, chunks: list[Chunk], progress: bool
+) -> tuple[list[str | None], int]:
+    """One question per chunk (first line of the reply, stripped); None where a call failed."""
     questions: list[str | None] = []
     failures = 0
-    with _progress(len(texts), progress, "pseudo-queries", "call") as bar:
-        for begin in range(0, len(texts), _PSEUDO_QUERY_BATCH):
-            part = texts[begin : begin + _PSEUDO_QUERY_BATCH]
-            prompts: list[LanguageModelInput] = [PSEUDO_QUERY.format(document=t) for t in part]
+    with _progress(len(chunks), progress, "pseudo-queries", "call") as bar:
+        for begin in range(0, len(chunks), _PSEUDO_QUERY_BATCH):
+            part = chunks[begin : begin + _PSEUDO_QUERY_BATCH]
+            prompts: list[LanguageModelInput] = [_pseudo_query_prompt(c) for c in part]
             replies = model.batch(prompts, config={"max_concurrency": 4}, return_exceptions=True)
             for reply in replies:
                 question = None

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from judged_rag.components import ComponentError
 from judged_rag.components.paths import home
-from judged_rag.indexing.builder import IndexStats, build_index
+from judged_rag.indexing.builder import IndexStats, build_index, gate_is_current
 from judged_rag.indexing.errors import IndexFormatError
 from judged_rag.indexing.store import build_lock, read_manifest
 
@@ -168,7 +168,7 @@ def _ready(index_dir: Path, *, need_gate: bool) -> bool:
         return False
     if marker != _marker(SAMPLE_TOPICS):
         return False
-    return not need_gate or int(manifest.get("pseudo_queries", 0)) > 0
+    return not need_gate or gate_is_current(manifest)
 
 
 def _marker(topics: Sequence[str]) -> dict[str, Any]:
