@@ -51,8 +51,13 @@ def event(node: str, name: str, **detail: Any) -> TraceEvent:
 
 
 def fence(text: str, limit: int = 2000) -> str:
-    """Untrusted text made safe to put between <document> tags: it cannot close them."""
-    cleaned = re.sub(r"</?\s*document\s*>", " ", text, flags=re.IGNORECASE)
+    """Untrusted text made safe to put between <document> tags.
+
+    Every tag named ``document``, opening or closing, with or without attributes, is
+    removed: the text can neither close its fence nor open a fake numbered document
+    the generator might cite.
+    """
+    cleaned = re.sub(r"<\s*/?\s*document\b[^>]*>", " ", text, flags=re.IGNORECASE)
     return cleaned[:limit]
 
 
