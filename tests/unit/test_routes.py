@@ -391,3 +391,21 @@ def test_a_draft_that_declines_is_an_abstention(draft: str) -> None:
     assert out["reason"] == "model_declined"
     assert events(out, "verify", "declined")
     assert out["cost"]["llm_calls"] == 3  # parse, judge, generate: no verification call
+
+
+@pytest.mark.parametrize(
+    ("answer", "numbers"),
+    [
+        ("Moscow. [1]", [1]),
+        ("Moscow [2, 3] and [1][2].", [2, 3, 1]),
+        ("The capital of Russia is Moscow, as stated in document 1.", [1]),
+        ('Wiles proved it (document n="4"), see also Document [2].', [4, 2]),
+        ("It was built in 1990 by 3 firms.", []),
+    ],
+)
+def test_cited_numbers_reads_brackets_and_document_references(
+    answer: str, numbers: list[int]
+) -> None:
+    from judged_rag.nodes.generate import cited_numbers
+
+    assert cited_numbers(answer) == numbers

@@ -34,12 +34,24 @@ MAX_CITATION_DIGITS = 6
 """Longer bracketed numbers are not citations (and `int()` refuses past 4,300 digits)."""
 
 
+_CITATION = re.compile(
+    r"\[(\d+(?:\s*[,;]\s*\d+)*)\]"  # [1], [2, 3]
+    r"|\bdocument\s+(?:n\s*=\s*)?\"?(\d+)\b",  # document 1, document n="1" (small models)
+    re.IGNORECASE,
+)
+
+
 def cited_numbers(text: str) -> list[int]:
-    """Citation numbers in order of first use: [1], [2, 3], [1][4]."""
+    """Citation numbers in order of first use: [1], [2, 3], [1][4], "document 2".
+
+    The prompt asks for [n]; small models often write "as stated in document 1" or copy
+    the fence's ``document n="1"`` instead, which cite just as clearly.
+    """
     # A dict keeps first-use order with O(1) membership: a reply citing [1, 2, ... 20000]
     # must not cost quadratic time.
     numbers: dict[int, None] = {}
-    for group in re.findall(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]", text):
+    for match in _CITATION.finditer(text):
+        group = match.group(1) or match.group(2)
         for part in re.split(r"[,;]", group):
             digits = part.strip()
             if len(digits) <= MAX_CITATION_DIGITS:
