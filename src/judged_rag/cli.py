@@ -275,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--task", choices=["open", "closed"], help="override the task type")
     ask.add_argument("--index", help="index directory (default: the sample knowledge base)")
     ask.add_argument(
-        "--model", help="chat model, e.g. local:qwen2.5-coder-0.5b or openai:gpt-4o-mini"
+        "--model", help="chat model, e.g. local:qwen2.5-coder-1.5b or openai:gpt-4o-mini"
     )
     ask.add_argument("--json", action="store_true", help="print the full result as JSON")
     ask.add_argument("--trace", action="store_true", help="print every trace event")
