@@ -82,3 +82,19 @@ def test_empty_set_operand_is_the_closed_default() -> None:
 def test_malformed_strategies_are_rejected(bad: str) -> None:
     with pytest.raises(ValueError, match="strategy"):
         parse_strategy(bad)
+
+
+def _origin(docs: list[dict[str, Any]], origin: str) -> list[dict[str, Any]]:
+    return [{**d, "origin": origin} for d in docs]
+
+
+def test_cap_shares_places_between_knowledge_base_and_web() -> None:
+    from judged_rag.nodes.combine import cap
+
+    kb, web = _origin(_docs("s", 4), "kb"), _origin(_docs("w", 3), "web")
+    # D_S ∪ K_W cut to three: the web results the run searched for are not all dropped
+    assert ids(cap(kb + web, 3)) == ["s0", "w0", "s1"]
+    assert ids(cap(kb + web, 10)) == ids(kb + web)  # everything fits: the order stands
+    assert ids(cap(kb, 2)) == ["s0", "s1"]  # one origin: the first ones
+    assert ids(cap(web, 2)) == ["w0", "w1"]
+    assert ids(cap(kb[:1] + web, 3)) == ["s0", "w0", "w1"]

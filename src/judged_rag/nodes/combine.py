@@ -8,6 +8,7 @@ the node asks for a web search instead of answering.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -89,6 +90,23 @@ def evaluate(expr: Expr, sets: dict[str, list[Doc]], *, web_searched: bool) -> l
     return left + [d for d in right if d["id"] not in seen]
 
 
+def cap(chosen: list[Doc], limit: int) -> list[Doc]:
+    """At most `limit` documents, sharing the places between the knowledge base and the web.
+
+    Within each origin the strategy's order stands. When both are chosen and they do not
+    all fit, they alternate, knowledge base first: D_S ∪ K_W cut to three must not drop
+    every web result the run searched for only because D_S comes first in the union.
+    """
+    if len(chosen) <= limit:
+        return list(chosen)
+    kb = [d for d in chosen if d["origin"] != "web"]
+    web = [d for d in chosen if d["origin"] == "web"]
+    if not kb or not web:
+        return chosen[:limit]
+    mixed = [d for pair in itertools.zip_longest(kb, web) for d in pair if d is not None]
+    return mixed[:limit]
+
+
 def combine(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
     """Build the reference knowledge for the generator, or ask for the web first."""
     cfg = settings(config, runtime)
@@ -109,7 +127,7 @@ def combine(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict
             "combination": strategy,
             "trace": [event("combine", "needs_web", strategy=strategy, task_type=task)],
         }
-    knowledge = chosen[: cfg.max_knowledge]
+    knowledge = cap(chosen, cfg.max_knowledge)
     sizes = {name: len(docs) for name, docs in sets.items() if name != "K_W" or web_searched}
     return {
         "needs_web": False,
