@@ -123,10 +123,12 @@ class Configuration:
     # retrieve (ChunkRAG)
     top_k: int = _f(10, "Documents kept per retrieval (RJAG: 10).", ge=1, le=100)
     fusion: Literal["weighted", "rrf"] = _f(
-        "weighted", "How the hybrid retriever fuses BM25 and dense scores."
+        "rrf",
+        "How the hybrid retriever fuses BM25 and dense: 'rrf' (reciprocal rank, weighted by "
+        "dense_weight) or 'weighted' (score sum).",
     )
     dense_weight: float = _f(
-        0.5, "Weight of the dense score in weighted fusion (BM25 gets the rest).", ge=0.0, le=1.0
+        0.5, "Weight of the dense side in either fusion (BM25 gets the rest).", ge=0.0, le=1.0
     )
     store: Literal["files", "postgres"] = _f(
         "files",
