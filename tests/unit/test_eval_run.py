@@ -428,3 +428,17 @@ def test_a_set_value_that_contradicts_a_system_is_refused() -> None:
     # a --set that agrees with the system, or touches another setting, is fine
     assert configure("hybrid", {"fusion": "weighted", "top_k": 5}).config.top_k == 5
     assert configure("hybrid_rrf", {"top_k": 5}).config.fusion == "rrf"
+
+
+def test_each_system_goes_first_on_its_share_of_the_questions(tmp_path: Path) -> None:
+    # A later system may reuse prompt prefixes an earlier one left in a local server's
+    # cache, so the order rotates from one question to the next.
+    gen = Counter("It was 1969 [1].")
+    chosen = ["no_retrieval", "plain_rag"]
+    run_eval(options(tmp_path, systems=chosen), components=parts(gen), items=ITEMS)
+    lines = [json.loads(line) for line in (tmp_path / RESULTS_FILE).read_text().splitlines()]
+    assert len(lines) == 2 * len(ITEMS)
+    firsts = [lines[i]["system"] for i in range(0, len(lines), 2)]
+    pairs = [{lines[i]["item_id"], lines[i + 1]["item_id"]} for i in range(0, len(lines), 2)]
+    assert all(len(p) == 1 for p in pairs)  # both systems on a question, then the next
+    assert firsts == ["no_retrieval", "plain_rag", "no_retrieval", "plain_rag"]

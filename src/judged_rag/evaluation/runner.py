@@ -903,8 +903,13 @@ def run_eval(
     task_fn = _TASKS[options.suite]
     todo: list[tuple[str, System, EvalItem]] = []
     skipped = 0
-    for item in chosen:
-        for system in systems:
+    for index, item in enumerate(chosen):
+        # Every system runs on a question before the next question. The order rotates,
+        # so that each system goes first as often as the others: a later one reuses the
+        # prompt prefixes (question, documents) an earlier one left in a local server's
+        # cache, and would otherwise always look faster.
+        shift = index % len(systems) if systems else 0
+        for system in [*systems[shift:], *systems[:shift]]:
             key = f"{options.suite}|{system.label}|{item.id}"
             earlier = done.get(key)
             if earlier is not None and not (options.retry_errors and earlier.get("error")):
