@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
 
@@ -59,8 +61,18 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def _f(default: Any, description: str, **kw: Any) -> Any:
-    return field(default=default, metadata={"description": description, **kw})
+Access = Literal["client", "ceiling", "operator"]
+"""Who may set a setting on a server.
+
+- ``client``: a per-run quality knob; any remote client may set it, within its range.
+- ``ceiling``: a budget; a client may lower the operator's value, never raise it.
+- ``operator``: what the server connects to, reads or shares (models, endpoints,
+  paths, stores, backends, shared limits); only the operator sets it.
+"""
+
+
+def _f(default: Any, description: str, *, access: Access, **kw: Any) -> Any:
+    return field(default=default, metadata={"description": description, "access": access, **kw})
 
 
 @dataclass(kw_only=True)
@@ -71,6 +83,7 @@ class Configuration:
         "default",
         "Named bundle of settings applied first; explicit settings override it. "
         "'paper' follows the papers (k=10, T=4, LLM verification); 'fast' suits small CPU models.",
+        access="client",
     )
 
     # Models
@@ -78,71 +91,108 @@ class Configuration:
         "local:qwen2.5-coder-1.5b",
         "Chat model as 'provider:model' (e.g. 'openai:gpt-4o-mini', 'ollama:llama3.2') or "
         "'local:NAME' / 'local:/path/model.gguf' for the bundled llama.cpp server.",
+        access="operator",
     )
     judge_model: str = _f(
-        "", "Model for judge/parse/rewrite/verify calls; empty means the same as `model`."
+        "",
+        "Model for judge/parse/rewrite/verify calls; empty means the same as `model`.",
+        access="operator",
     )
     base_url: str = _f(
         "",
         "OpenAI-compatible endpoint for the model (vLLM, llama.cpp, LM Studio...); empty: default.",
+        access="operator",
     )
-    temperature: float = _f(0.0, "Sampling temperature for every LLM call.", ge=0.0, le=2.0)
+    temperature: float = _f(
+        0.0, "Sampling temperature for every LLM call.", ge=0.0, le=2.0, access="client"
+    )
     request_timeout: float = _f(
-        120.0, "Seconds before one LLM request is abandoned.", gt=0.0, le=3600.0
+        120.0,
+        "Seconds before one LLM request is abandoned.",
+        gt=0.0,
+        le=3600.0,
+        access="operator",
     )
     max_answer_tokens: int = _f(
-        384, "Most tokens the generator may write per answer.", ge=16, le=8192
+        384,
+        "Most tokens the generator may write per answer.",
+        ge=16,
+        le=8192,
+        access="ceiling",
     )
     max_step_tokens: int = _f(
-        256, "Most tokens per internal call (parse, judge, rewrite, verify...).", ge=16, le=4096
+        256,
+        "Most tokens per internal call (parse, judge, rewrite, verify...).",
+        ge=16,
+        le=4096,
+        access="ceiling",
     )
     structured_output: Literal["auto", "function_calling", "json_schema", "json_mode"] = _f(
         "auto",
         "How judge/parse/rewrite/verify ask for structured output; 'auto' uses JSON schema "
         "for OpenAI-compatible local servers and tool calling otherwise.",
+        access="operator",
     )
 
     # gate (CAG)
-    gate: bool = _f(True, "Run the Context Awareness Gate before retrieval.")
+    gate: bool = _f(True, "Run the Context Awareness Gate before retrieval.", access="client")
     gate_percentile: float = _f(
         5.0,
         "Policy: percentile of the stored chunk/pseudo-query similarity distribution a "
         "question's best similarity must reach to use retrieval (CAG: 5th percentile).",
         ge=0.0,
         le=100.0,
+        access="client",
     )
     gate_threshold: float = _f(
-        0.0, "Risk margin subtracted from the policy value (CAG: 0).", ge=-1.0, le=1.0
+        0.0,
+        "Risk margin subtracted from the policy value (CAG: 0).",
+        ge=-1.0,
+        le=1.0,
+        access="client",
     )
 
     # parse + alignment (GGatrieval)
     alignment: bool = _f(
-        True, "Parse the question into syntactic components and judge their alignment."
+        True,
+        "Parse the question into syntactic components and judge their alignment.",
+        access="client",
     )
 
     # retrieve (ChunkRAG)
-    top_k: int = _f(10, "Documents kept per retrieval (RJAG: 10).", ge=1, le=100)
+    top_k: int = _f(10, "Documents kept per retrieval (RJAG: 10).", ge=1, le=100, access="ceiling")
     fusion: Literal["weighted", "rrf"] = _f(
         "rrf",
         "How the hybrid retriever fuses BM25 and dense: 'rrf' (reciprocal rank, weighted by "
         "dense_weight) or 'weighted' (score sum).",
+        access="client",
     )
     dense_weight: float = _f(
-        0.5, "Weight of the dense side in either fusion (BM25 gets the rest).", ge=0.0, le=1.0
+        0.5,
+        "Weight of the dense side in either fusion (BM25 gets the rest).",
+        ge=0.0,
+        le=1.0,
+        access="client",
     )
     store: Literal["files", "postgres"] = _f(
         "files",
         "Where the knowledge base lives: on-disk FAISS + BM25 files (`index_dir`), or "
         "PostgreSQL with pgvector and full-text search (`database_url`).",
+        access="operator",
     )
-    index_dir: str = _f("", "Directory of the on-disk index; empty: the sample knowledge base.")
+    index_dir: str = _f(
+        "", "Directory of the on-disk index; empty: the sample knowledge base.", access="operator"
+    )
     database_url: str = _f(
         "",
         "PostgreSQL URL for store='postgres' (postgresql+psycopg://...); "
         "empty: $JUDGED_RAG_DATABASE_URL.",
+        access="operator",
     )
     collection: str = _f(
-        "judged_rag", "Collection (table namespace) of the PostgreSQL knowledge base."
+        "judged_rag",
+        "Collection (table namespace) of the PostgreSQL knowledge base.",
+        access="operator",
     )
 
     # judge (RJAG, SRA)
@@ -153,6 +203,7 @@ class Configuration:
         "and reads its token probabilities where the backend reports them (one output "
         "token: several times faster on a CPU, no alignment); 'off' keeps every retrieved "
         "document as Highly Relevant without judging (plain RAG).",
+        access="client",
     )
     judge_threshold: float = _f(
         0.55,
@@ -160,25 +211,50 @@ class Configuration:
         "document is Highly Relevant; below it, B or C, whichever is likelier.",
         ge=0.0,
         le=1.0,
+        access="client",
     )
     judge_concurrency: int = _f(
-        4, "Most judge calls in flight at once, across runs sharing the components.", ge=1, le=64
+        4,
+        "Most judge calls in flight at once, across runs sharing the components.",
+        ge=1,
+        le=64,
+        access="operator",
     )
     alpha: float = _f(
-        0.7, "SRA weight of similarity in S = alpha*sim + beta*reliability.", ge=0.0, le=1.0
+        0.7,
+        "SRA weight of similarity in S = alpha*sim + beta*reliability.",
+        ge=0.0,
+        le=1.0,
+        access="client",
     )
     beta: float = _f(
-        0.3, "SRA weight of source reliability; alpha + beta must be 1.", ge=0.0, le=1.0
+        0.3,
+        "SRA weight of source reliability; alpha + beta must be 1.",
+        ge=0.0,
+        le=1.0,
+        access="client",
     )
-    prefilter: bool = _f(False, "Label clear cases from the composite score S without an LLM call.")
+    prefilter: bool = _f(
+        False, "Label clear cases from the composite score S without an LLM call.", access="client"
+    )
     prefilter_low: float = _f(
-        0.25, "S at or below this: Not Relevant without an LLM call.", ge=0.0, le=1.0
+        0.25,
+        "S at or below this: Not Relevant without an LLM call.",
+        ge=0.0,
+        le=1.0,
+        access="client",
     )
     prefilter_high: float = _f(
-        0.9, "S at or above this: Highly Relevant without an LLM call.", ge=0.0, le=1.0
+        0.9,
+        "S at or above this: Highly Relevant without an LLM call.",
+        ge=0.0,
+        le=1.0,
+        access="client",
     )
     kb_reliability: Grade = _f(
-        "B", "Reliability grade of knowledge-base documents (A best, F unknown)."
+        "B",
+        "Reliability grade of knowledge-base documents (A best, F unknown).",
+        access="operator",
     )
 
     # assess + rewrite (GGatrieval / LLatrieval)
@@ -186,58 +262,89 @@ class Configuration:
         "labels",
         "How assess decides the support is sufficient: count supporting documents, or ask "
         "the LLM whether they support an answer (LLatrieval's Verify).",
+        access="client",
     )
     min_supporting: int = _f(
-        1, "Supporting documents (Highly Relevant, and Full alignment when on) needed.", ge=1, le=50
+        1,
+        "Supporting documents (Highly Relevant, and Full alignment when on) needed.",
+        ge=1,
+        le=50,
+        access="client",
     )
     max_iterations: int = _f(
         4,
         "Most retrieve-judge rounds per question, the first included (GGatrieval: T = 4).",
         ge=1,
         le=10,
+        access="ceiling",
     )
     align_tau: float = _f(
         0.5,
         "Alignment ratio at which a document itself extends the query (SCQU's tau).",
         ge=0.0,
         le=1.0,
+        access="client",
     )
-    rewrite_max_queries: int = _f(3, "Most queries one rewrite may issue.", ge=1, le=10)
+    rewrite_max_queries: int = _f(
+        3, "Most queries one rewrite may issue.", ge=1, le=10, access="ceiling"
+    )
 
     # combine (RJAG)
-    open_strategy: Strategy = _f("D_H ∪≠∅ (D_S ∪ K_W)", "Combination for open-ended questions.")
-    closed_strategy: Strategy = _f("D_H", "Combination for closed-ended questions (= D_H ∪≠∅ ∅).")
-    max_knowledge: int = _f(5, "Most documents handed to the generator.", ge=1, le=50)
+    open_strategy: Strategy = _f(
+        "D_H ∪≠∅ (D_S ∪ K_W)", "Combination for open-ended questions.", access="client"
+    )
+    closed_strategy: Strategy = _f(
+        "D_H", "Combination for closed-ended questions (= D_H ∪≠∅ ∅).", access="client"
+    )
+    max_knowledge: int = _f(
+        5, "Most documents handed to the generator.", ge=1, le=50, access="ceiling"
+    )
 
     # web_search
     web_search: Literal["offline_wikipedia", "tavily", "duckduckgo", "none"] = _f(
-        "offline_wikipedia", "Web-search backend used when the strategy needs K_W."
+        "offline_wikipedia",
+        "Web-search backend used when the strategy needs K_W.",
+        access="operator",
     )
-    web_k: int = _f(5, "Web results kept per search.", ge=1, le=20)
+    web_k: int = _f(5, "Web results kept per search.", ge=1, le=20, access="ceiling")
 
     # generate + verify (SRA)
-    verify: bool = _f(True, "Check the answer's claims against its citations.")
-    max_regenerations: int = _f(1, "Most regenerations after a failed verification.", ge=0, le=5)
+    verify: bool = _f(True, "Check the answer's claims against its citations.", access="client")
+    max_regenerations: int = _f(
+        1, "Most regenerations after a failed verification.", ge=0, le=5, access="ceiling"
+    )
     t_r: float = _f(
         0.4,
         "T_R: retrieval is trusted when the best composite score S_max reaches it.",
         ge=0.0,
         le=1.0,
+        access="client",
     )
     t_m: float = _f(
-        0.5, "T_M: the model is trusted when its confidence C_M reaches it.", ge=0.0, le=1.0
+        0.5,
+        "T_M: the model is trusted when its confidence C_M reaches it.",
+        ge=0.0,
+        le=1.0,
+        access="client",
     )
 
     # budgets, per question
     max_llm_calls: int = _f(
-        100, "Most LLM calls per question (failed attempts included).", ge=2, le=10_000
+        100,
+        "Most LLM calls per question (failed attempts included).",
+        ge=2,
+        le=10_000,
+        access="ceiling",
     )
     max_tokens: int = _f(
         0,
         "Most input + output tokens per question, where the model reports them; 0: no limit.",
         ge=0,
+        access="ceiling",
     )
-    max_seconds: float = _f(0.0, "Most wall-clock seconds per question; 0: no limit.", ge=0.0)
+    max_seconds: float = _f(
+        0.0, "Most wall-clock seconds per question; 0: no limit.", ge=0.0, access="ceiling"
+    )
 
     def __post_init__(self) -> None:
         """Check every value against its declared range and choices."""
@@ -245,11 +352,11 @@ class Configuration:
         for f in fields(self):
             value = getattr(self, f.name)
             meta = f.metadata
-            choices = _choices(f.type)
+            choices = _CHOICES.get(f.name)
             if choices and value not in choices:
                 problems.append(f"{f.name}={value!r} is not one of {list(choices)}")
                 continue
-            kind = str(_TYPES[f.name])
+            kind = _TYPES[f.name]
             if not _has_type(value, kind):
                 problems.append(f"{f.name}={value!r} is not a valid {kind}")
                 continue
@@ -296,20 +403,19 @@ class Configuration:
         return dataclasses.replace(self, **changes)
 
 
-def _choices(annotation: Any) -> tuple[Any, ...]:
-    text = str(annotation)
-    if text == "Strategy":
-        return STRATEGIES
-    if text == "Grade":
-        return get_args(Grade)
-    if text == "PresetName":
-        return get_args(PresetName)
-    if text.startswith("Literal["):
-        return tuple(eval(text, {"Literal": Literal}).__args__)
-    return ()
-
-
-_TYPES = {f.name: f.type for f in fields(Configuration)}
+_HINTS: dict[str, Any] = get_type_hints(Configuration)
+_TYPES: dict[str, str] = {
+    name: hint.__name__ if isinstance(hint, type) else "choice" for name, hint in _HINTS.items()
+}
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    name: get_args(hint) for name, hint in _HINTS.items() if get_origin(hint) is Literal
+}
+ACCESS: dict[str, Access] = {f.name: f.metadata["access"] for f in fields(Configuration)}
+"""Each setting's access (see `Access`)."""
+CLIENT_SETTINGS: frozenset[str] = frozenset(k for k, v in ACCESS.items() if v != "operator")
+"""Settings a remote client may send: quality knobs, and budgets it may only lower."""
+NO_LIMIT_ZERO: frozenset[str] = frozenset({"max_tokens", "max_seconds"})
+"""Budgets where 0 means "no limit" (for the operator only)."""
 
 
 def _has_type(value: Any, kind: str) -> bool:
@@ -366,3 +472,179 @@ def get_configuration(config: RunnableConfig | None = None, context: Any = None)
     if isinstance(context, Mapping):
         return Configuration.from_mapping({**configurable, **context})
     return Configuration.from_mapping(configurable)
+
+
+class SettingsRefused(ValueError):
+    """A remote client asked for a setting the server does not let it change."""
+
+
+def client_configuration(operator: Mapping[str, Any], sent: Mapping[str, Any]) -> Configuration:
+    """The configuration of a run that a remote client asked for, under the operator's.
+
+    The operator's settings (preset and values) come first. The client may change the
+    `client` settings, lower (never raise) the `ceiling` ones, and name an `operator`
+    setting only with the value the server already has (forms echo the whole
+    configuration back). A client's preset changes the settings it lists, except those
+    the operator set explicitly; its budgets are cut to the operator's ceilings.
+
+    Args:
+        operator: The operator's settings, as for `Configuration.from_mapping`.
+        sent: What the client sent; keys that are not settings (LangGraph's own
+            `configurable` keys such as `thread_id`) and `None` values are ignored.
+
+    Raises:
+        SettingsRefused: A setting is the operator's, a budget is above the operator's,
+            or a value is invalid (the message names each one).
+    """
+    base = Configuration.from_mapping(operator, strict=True)
+    values = {f.name: getattr(base, f.name) for f in fields(Configuration)}
+    requested = {k: v for k, v in sent.items() if k in ACCESS and v is not None}
+    problems: list[str] = []
+    preset = requested.pop("preset", None)
+    if preset is not None:
+        if preset not in PRESETS:
+            problems.append(f"preset={preset!r} is not one of {list(PRESETS)}")
+        else:
+            values["preset"] = preset
+            for name, value in PRESETS[preset].items():
+                if name not in operator:
+                    values[name] = _within_ceiling(name, value, values[name], clamp=True)
+    for name, raw in requested.items():
+        try:
+            value = _coerce(Configuration, name, raw)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        limit = getattr(base, name)
+        if ACCESS[name] == "operator":
+            if value != limit:
+                problems.append(f"{name} is fixed by the server")
+            continue
+        over = _has_type(value, _TYPES[name]) and (
+            _within_ceiling(name, value, limit, clamp=False) is None
+        )
+        if over:  # a wrong type is left to the validation below
+            problems.append(f"{name}={value!r} is above the server's limit ({limit!r})")
+            continue
+        values[name] = value
+    if problems:
+        raise SettingsRefused("refused setting(s): " + "; ".join(problems))
+    try:
+        return Configuration(**values)
+    except ValueError as exc:
+        raise SettingsRefused(str(exc)) from None
+
+
+def _within_ceiling(name: str, value: Any, limit: Any, *, clamp: bool) -> Any:
+    """`value` if the operator's `limit` allows it; else the limit (`clamp`) or None."""
+    if ACCESS[name] != "ceiling":
+        return value
+    unlimited = name in NO_LIMIT_ZERO and limit == 0
+    if unlimited or (value <= limit and not (name in NO_LIMIT_ZERO and value == 0)):
+        return value
+    return limit if clamp else None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Where each run's `Configuration` comes from: the operator's settings and the caller's.
+
+    Trusted callers (in-process code, a parent graph) may change any setting:
+    `configurable` values, then `context=` ones, over `base`. Remote callers
+    (`remote=True`: a server's clients) go through `client_configuration`, so
+    they cannot reach another model, endpoint, path or store, nor raise a budget.
+
+    Attributes:
+        base: The operator's settings (preset and values) under every run's own.
+        remote: Treat every run's settings as sent by an untrusted client.
+    """
+
+    base: Mapping[str, Any] = field(default_factory=dict)
+    remote: bool = False
+    cache_size: int = 256
+    _cache: OrderedDict[tuple[tuple[str, Any], ...], Configuration] = field(
+        default_factory=OrderedDict, compare=False, repr=False
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Check the operator's own settings once, up front."""
+        Configuration.from_mapping(self.base, strict=True)
+
+    def resolve(self, config: RunnableConfig | None, context: Any = None) -> Configuration:
+        """The run's configuration from its `config["configurable"]` and `context`.
+
+        Raises:
+            SettingsRefused: A remote caller asked for what it may not have.
+            ValueError: A trusted caller gave an invalid value.
+        """
+        if isinstance(context, Configuration) and not self.remote and not self.base:
+            return context
+        sent = {**((config or {}).get("configurable") or {}), **_context_values(context)}
+        sent = {k: v for k, v in sent.items() if k in ACCESS}
+        try:
+            key = tuple(sorted(sent.items()))
+            hash(key)
+        except TypeError:  # an unhashable value: resolve without the cache
+            return self._build(sent)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        cfg = self._build(sent)
+        with self._lock:
+            self._cache[key] = cfg
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return cfg
+
+    def _build(self, sent: Mapping[str, Any]) -> Configuration:
+        if self.remote:
+            return client_configuration(self.base, sent)
+        return Configuration.from_mapping({**self.base, **sent})
+
+
+TRUSTED = RunSettings()
+"""In-process callers: every setting from `configurable` and `context=`, no base."""
+
+
+def _context_values(context: Any) -> dict[str, Any]:
+    """The settings a `context=` value names.
+
+    LangGraph builds the `context_schema` dataclass from a dict, filling in defaults:
+    a `Configuration` counts as naming the fields that differ from the defaults, and
+    the client schema's fields left `None` name nothing.
+    """
+    if context is None:
+        return {}
+    if isinstance(context, Mapping):
+        return dict(context)
+    if isinstance(context, Configuration):
+        default = Configuration()
+        return {
+            f.name: getattr(context, f.name)
+            for f in fields(Configuration)
+            if getattr(context, f.name) != getattr(default, f.name)
+        }
+    if dataclasses.is_dataclass(context) and not isinstance(context, type):
+        return {k: v for k, v in dataclasses.asdict(context).items() if v is not None}
+    raise TypeError(f"context must be a mapping or a settings dataclass, not {type(context)}")
+
+
+def _client_field(name: str) -> tuple[str, Any, Any]:
+    meta = next(f for f in fields(Configuration) if f.name == name).metadata
+    default = getattr(Configuration(), name)
+    limit = " (a budget: it may only be lowered)" if ACCESS[name] == "ceiling" else ""
+    description = f"{meta['description']}{limit} Server default: {default!r}."
+    return name, _HINTS[name] | None, field(default=None, metadata={"description": description})
+
+
+ClientSettings: type = dataclasses.make_dataclass(
+    "ClientSettings",
+    [_client_field(f.name) for f in fields(Configuration) if ACCESS[f.name] != "operator"],
+    kw_only=True,
+)
+ClientSettings.__doc__ = (
+    "The settings a remote client may send (the context schema of a served graph); "
+    "unset ones keep the server's value."
+)

@@ -8,9 +8,13 @@ checkpointer (the LangGraph server refuses one); `ANSWER` is what every run answ
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
+from typing import Any
 
+from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
 
 from judged_rag import Components, build_graph
 from judged_rag.graph.builder import Graph
@@ -50,9 +54,35 @@ def fake_components() -> Components:
     )
 
 
-def make_graph() -> Graph:
-    """The fake-model graph (no checkpointer)."""
-    return build_graph(fake_components(), retry_interval=0)
+def make_graph(*, settings: Mapping[str, Any] | None = None, remote: bool = False) -> Graph:
+    """The fake-model graph (no checkpointer); a `judged-rag serve --graph` factory."""
+    return build_graph(fake_components(), retry_interval=0, settings=settings, remote=remote)
+
+
+UNREACHABLE = "connection to server at 10.9.8.7, port 6543 failed: password authentication"
+"""What the knowledge base of `make_unreachable_graph` fails with: operator details."""
+
+
+def make_unreachable_graph(
+    *, settings: Mapping[str, Any] | None = None, remote: bool = False
+) -> Graph:
+    """The fake-model graph whose knowledge base fails, naming its host and port."""
+
+    def fail(query: str) -> list[Document]:
+        raise ConnectionError(UNREACHABLE)
+
+    parts = fake_components()
+    parts.retriever = RunnableLambda(fail)  # type: ignore[assignment]
+    return build_graph(parts, retry_interval=0, settings=settings, remote=remote)
 
 
 graph = make_graph()
+
+
+OPERATOR_SETTINGS = {"max_llm_calls": 20, "max_knowledge": 2, "top_k": 5}
+"""The operator's settings of `served_graph`."""
+
+served_graph = build_graph(
+    fake_components(), retry_interval=0, settings=OPERATOR_SETTINGS, remote=True
+)
+"""The same fakes behind the lock a served graph has: clients are remote."""

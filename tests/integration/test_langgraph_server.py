@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
@@ -206,3 +207,146 @@ def test_schemas_expose_the_settings_with_descriptions(client: SyncLangGraphClie
     assert "answer" in schemas["output_schema"]["properties"]
     drawn = client.assistants.get_graph(assistant["assistant_id"])
     assert {"gate", "judge", "generate", "verify"} <= {n["id"] for n in drawn["nodes"]}
+
+
+# --- the lock: what a remote client may set, and the HTTP guard of langgraph.json ---------
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The fake-model graph behind the lock (`remote=True`), with the repository's `http`
+    block of langgraph.json (guard app and CORS) pointed at the real module."""
+    base = tmp_path_factory.mktemp("langgraph_served")
+    project = base / "project"
+    project.mkdir()
+    http = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["http"]
+    http["app"] = f"{ROOT / 'src' / 'judged_rag' / 'http_guard.py'}:app"
+    graph_path = Path(server_graph.__file__).resolve()
+    config = project / "langgraph.json"
+    config.write_text(
+        json.dumps(
+            {
+                "dependencies": ["."],
+                "graphs": {"judged_rag": f"{graph_path}:served_graph"},
+                "http": http,
+            }
+        ),
+        encoding="utf-8",
+    )
+    srv = start_dev_server(config, project, base / "server.log")
+    try:
+        yield srv
+    finally:
+        stop_and_check(srv)
+
+
+OTHER_VALUES: dict[str, Any] = {
+    "index_dir": "/etc",
+    "database_url": "postgresql+psycopg://attacker.example:5432/db",
+    "store": "postgres",
+    "collection": "other_team",
+    "model": "openai:gpt-4o",
+    "base_url": "http://127.0.0.1:9/v1",
+    "web_search": "tavily",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_VALUES))
+def test_served_graph_refuses_operator_settings_in_configurable(served: Server, name: str) -> None:
+    client = served.client()
+    thread_id = client.threads.create()["thread_id"]
+    with pytest.raises(Exception, match=f"{name} is fixed by the server"):
+        client.runs.wait(
+            thread_id,
+            "judged_rag",
+            input=QUESTION,
+            config={"configurable": {name: OTHER_VALUES[name]}},
+            raise_error=True,
+        )
+
+
+def test_served_graph_ignores_operator_settings_in_context(served: Server) -> None:
+    # The server keeps only the context schema's fields (the client settings): an
+    # operator setting sent as context never reaches the run.
+    client = served.client()
+    thread_id = client.threads.create()["thread_id"]
+    clean = run(client, thread_id)
+    plain = client.threads.get_state(thread_id)["values"]
+    sent = run(client, thread_id, context={"kb_reliability": "A", "index_dir": "/etc"})
+    values = client.threads.get_state(thread_id)["values"]
+    assert isinstance(plain, dict) and isinstance(values, dict)
+    assert sent["answer"] == clean["answer"]
+    scores = [j["composite_score"] for j in values["judgments"]]
+    assert scores == [j["composite_score"] for j in plain["judgments"]]  # still grade B
+
+
+def test_served_graph_budgets_are_ceilings(served: Server) -> None:
+    client = served.client()
+    thread_id = client.threads.create()["thread_id"]
+    ceiling = server_graph.OPERATOR_SETTINGS["max_knowledge"]
+    with pytest.raises(
+        Exception, match=f"max_knowledge=5 is above the server's limit \\({ceiling}\\)"
+    ):
+        client.runs.wait(
+            thread_id, "judged_rag", input=QUESTION, context={"max_knowledge": 5}, raise_error=True
+        )
+    with pytest.raises(Exception, match="max_llm_calls=1000"):
+        client.runs.wait(
+            thread_id,
+            "judged_rag",
+            input=QUESTION,
+            config={"configurable": {"max_llm_calls": 1000}},
+            raise_error=True,
+        )
+    lowered = run(client, thread_id, context={"max_knowledge": 1})
+    assert lowered["route"]["knowledge"] == 1
+
+
+def test_served_graph_schema_offers_only_client_settings(served: Server) -> None:
+    client = served.client()
+    (assistant,) = client.assistants.search(graph_id="judged_rag")
+    schemas: dict[str, Any] = dict(client.assistants.get_schemas(assistant["assistant_id"]))
+    props = set(schemas["context_schema"]["properties"])
+    assert "top_k" in props and "judge" in props
+    assert props.isdisjoint(OTHER_VALUES)
+
+
+def test_guard_refuses_foreign_hosts_plain_text_and_oversized_bodies(served: Server) -> None:
+    url = f"{served.url}/assistants/search"
+    logged = len(served.log.read_bytes())
+    ok = httpx.post(url, json={"limit": 1}, timeout=10)
+    assert ok.status_code == 200
+    rebound = httpx.post(url, json={"limit": 1}, headers={"Host": "attacker.example"}, timeout=10)
+    assert rebound.status_code == 400
+    simple = httpx.post(
+        url, content=b'{"limit": 1}', headers={"Content-Type": "text/plain"}, timeout=10
+    )
+    assert simple.status_code == 415
+    big = httpx.post(url, json={"metadata": {"x": "a" * (2 << 20)}}, timeout=30)
+    assert big.status_code == 413
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"metadata": {"x": "'
+        for _ in range(40):
+            yield b"a" * 65536
+        yield b'"}}'
+
+    streamed = httpx.post(
+        url, content=chunks(), headers={"Content-Type": "application/json"}, timeout=30
+    )
+    assert streamed.status_code == 413
+    assert b"Traceback" not in served.log.read_bytes()[logged:]
+
+
+def test_cors_answers_only_the_studio_origin(served: Server) -> None:
+    def preflight(origin: str) -> httpx.Response:
+        return httpx.options(
+            f"{served.url}/runs/wait",
+            headers={"Origin": origin, "Access-Control-Request-Method": "POST"},
+            timeout=10,
+        )
+
+    studio = preflight("https://smith.langchain.com")
+    assert studio.headers.get("access-control-allow-origin") == "https://smith.langchain.com"
+    other = preflight("https://attacker.example")
+    assert "access-control-allow-origin" not in other.headers

@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessageChunk
 from langgraph.checkpoint.memory import InMemorySaver
 
 from judged_rag import Components, Configuration, build_graph
+from judged_rag.configuration import CLIENT_SETTINGS
 from judged_rag.graph.builder import graph as exported_graph
 from tests.fakes import components, doc, generator, judge_model, label, scripted_retriever, verdict
 
@@ -129,9 +130,10 @@ def test_exported_graph_builds_without_keys_and_has_no_checkpointer() -> None:
 
 def _snapshot(name: str, text: str) -> None:
     path = SNAPSHOTS / name
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"no snapshot {name}; create it with UPDATE_SNAPSHOTS=1"
     assert text == path.read_text(encoding="utf-8"), (
         f"{name} changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
     )
@@ -148,16 +150,25 @@ def _schema(model: Any) -> str:
 def test_input_output_and_config_schema_snapshots() -> None:
     _snapshot("input_schema.json", _schema(exported_graph.get_input_jsonschema()))
     _snapshot("output_schema.json", _schema(exported_graph.get_output_jsonschema()))
-    _snapshot("context_schema.json", _schema(exported_graph.get_context_jsonschema()))
+    _snapshot("context_schema.json", _schema(build_graph().get_context_jsonschema()))
+    _snapshot("client_context_schema.json", _schema(exported_graph.get_context_jsonschema()))
 
 
 def test_context_schema_has_descriptions_and_choices() -> None:
-    props = exported_graph.get_context_jsonschema()["properties"]
+    props = build_graph().get_context_jsonschema()["properties"]
     assert all(p.get("description") for p in props.values()), [
         k for k, p in props.items() if not p.get("description")
     ]
     assert len(props["open_strategy"]["enum"]) == 8
     assert props["web_search"]["enum"] == ["offline_wikipedia", "tavily", "duckduckgo", "none"]
+
+
+def test_served_graph_shows_clients_only_what_they_may_set() -> None:
+    props = exported_graph.get_context_jsonschema()["properties"]
+    assert set(props) == set(CLIENT_SETTINGS)
+    assert all(p.get("description") for p in props.values())
+    assert {"model", "base_url", "index_dir", "database_url", "web_search"}.isdisjoint(props)
+    assert "may only be lowered" in props["top_k"]["description"]
 
 
 class InFlight(BaseCallbackHandler):

@@ -9,6 +9,7 @@ graph needs no key, no network and no model file.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -28,6 +29,11 @@ class GateIndex(Protocol):
 
     def max_similarity(self, question: str) -> float:
         """Best cosine similarity of the question to any chunk."""
+
+
+CACHE_SIZE = 16
+"""Most lazily built parts (models, retrievers, web backends) kept at once; the least
+recently used is dropped first, so settings that vary per run cannot grow memory."""
 
 
 class ComponentError(RuntimeError):
@@ -54,7 +60,7 @@ class Components:
     web_search: BaseRetriever | None = None
     gate_index: GateIndex | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    _cache: dict[tuple[str, ...], object] = field(default_factory=dict, repr=False)
+    _cache: OrderedDict[tuple[str, ...], object] = field(default_factory=OrderedDict, repr=False)
     _slots: dict[int, threading.BoundedSemaphore] = field(default_factory=dict, repr=False)
 
     def generator(self, cfg: Configuration) -> BaseChatModel:
@@ -128,8 +134,12 @@ class Components:
 
     def _cached(self, key: tuple[str, ...], build: object) -> object:
         with self._lock:
-            if key not in self._cache:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+            else:
                 self._cache[key] = build()  # type: ignore[operator]
+                while len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
             return self._cache[key]
 
 

@@ -36,6 +36,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import RetryPolicy
 from pydantic import BaseModel, ValidationError
 
+from judged_rag.errors import error_detail
 from judged_rag.state import Cost, TraceEvent
 
 T = TypeVar("T", bound=BaseModel)
@@ -93,6 +94,8 @@ class CallContext:
     node: str
     attempt: int = 1
     max_attempts: int = 1
+    redact: bool = False
+    """Keep failure messages out of the trace (a remote client's run; see `error_detail`)."""
 
     @property
     def last_attempt(self) -> bool:
@@ -210,7 +213,7 @@ def text_call(
     except Exception as exc:
         if not ctx.last_attempt and is_retryable(exc):
             raise
-        detail = {"error": type(exc).__name__, "message": str(exc)[:300], "attempts": ctx.attempt}
+        detail = {**error_detail(exc, redact=ctx.redact, where=ctx.node), "attempts": ctx.attempt}
         return None, call_cost(ctx, None), [_event(ctx, "error", detail)]
     events = [_event(ctx, "retried", {"attempts": ctx.attempt})] if ctx.attempt > 1 else []
     return message_text(message), call_cost(ctx, message), events

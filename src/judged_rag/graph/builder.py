@@ -8,8 +8,8 @@ START → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ r
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from collections.abc import Callable, Mapping
+from functools import partial, wraps
 from typing import Any, cast
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -19,7 +19,7 @@ from langgraph.store.base import BaseStore
 
 from judged_rag.components import Components
 from judged_rag.components.llm import llm_retry_policy
-from judged_rag.configuration import Configuration
+from judged_rag.configuration import ClientSettings, Configuration, RunSettings
 from judged_rag.graph.routing import (
     route_after_assess,
     route_after_combine,
@@ -52,6 +52,8 @@ def build_graph(
     interrupt_before: list[str] | None = None,
     interrupt_after: list[str] | None = None,
     name: str = "judged_rag",
+    settings: Mapping[str, Any] | None = None,
+    remote: bool = False,
 ) -> Graph:
     """Build and compile the workflow.
 
@@ -67,17 +69,31 @@ def build_graph(
         interrupt_before: Nodes to pause before (needs a checkpointer), e.g. ["generate"].
         interrupt_after: Nodes to pause after, e.g. ["assess"] to inspect the judgments.
         name: Name of the compiled graph (as a subgraph, in traces).
+        settings: The operator's settings (preset and values) under every run's own.
+        remote: Every run's settings come from untrusted clients (a server's): they may
+            tune quality settings and lower budgets, but not name a model, endpoint,
+            path, store or backend, nor raise a budget (`client_configuration`). The
+            graph then takes `ClientSettings` as its context schema.
+
+    Raises:
+        ValueError: `settings` are not valid settings.
     """
     parts = components or Components()
+    run_settings = RunSettings(base=dict(settings or {}), remote=remote)
     retry = llm_retry_policy(max_attempts=max_attempts, initial_interval=retry_interval)
 
     def bind(node: Callable[..., dict[str, Any]], **extra: Any) -> Any:
         # Components (and the attempt limit the node compares with) are injected here;
         # LangGraph still passes state, config and runtime.
-        return partial(node, components=parts, **extra)
+        return partial(node, components=parts, run_settings=run_settings, **extra)
 
+    def route(router: Callable[..., Any]) -> Any:
+        # Routers read the same settings as the nodes.
+        return wraps(router)(partial(router, run_settings=run_settings))
+
+    context_schema = ClientSettings if remote else Configuration
     builder = StateGraph(
-        State, context_schema=Configuration, input_schema=InputState, output_schema=OutputState
+        State, context_schema=context_schema, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node("gate", bind(gate))
     builder.add_node("parse", bind(parse, max_attempts=max_attempts), retry_policy=retry)
@@ -85,7 +101,7 @@ def build_graph(
     builder.add_node("judge", bind(judge, max_attempts=max_attempts), retry_policy=retry)
     builder.add_node("assess", bind(assess, max_attempts=max_attempts), retry_policy=retry)
     builder.add_node("rewrite", bind(rewrite, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("combine", cast(Any, combine))  # needs no components
+    builder.add_node("combine", partial(combine, run_settings=run_settings))
     builder.add_node("web_search", bind(web_search, max_attempts=max_attempts), retry_policy=retry)
     builder.add_node("generate", bind(generate, max_attempts=max_attempts), retry_policy=retry)
     builder.add_node("verify", bind(verify, max_attempts=max_attempts), retry_policy=retry)
@@ -93,22 +109,27 @@ def build_graph(
     builder.add_edge(START, "gate")
     builder.add_conditional_edges("gate", route_after_gate, ["parse", "generate"])
     builder.add_edge("parse", "retrieve")
-    builder.add_conditional_edges("retrieve", route_after_retrieve, ["judge", "assess"])
+    builder.add_conditional_edges("retrieve", route(route_after_retrieve), ["judge", "assess"])
     builder.add_edge("judge", "assess")
-    builder.add_conditional_edges("assess", route_after_assess, ["rewrite", "combine"])
+    builder.add_conditional_edges("assess", route(route_after_assess), ["rewrite", "combine"])
     builder.add_edge("rewrite", "retrieve")
     builder.add_conditional_edges("combine", route_after_combine, ["web_search", "generate"])
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
-    builder.add_conditional_edges("verify", route_after_verify, ["generate", END])
-    return builder.compile(
+    builder.add_conditional_edges("verify", route(route_after_verify), ["generate", END])
+    compiled = builder.compile(
         checkpointer=checkpointer,
         store=store,
         interrupt_before=interrupt_before,
         interrupt_after=interrupt_after,
         name=name,
     )
+    return cast(Graph, compiled)
 
 
-graph = build_graph()
-"""The default workflow (no checkpointer), as served by `langgraph.json`."""
+graph = build_graph(remote=True)
+"""The workflow `langgraph.json` serves: default components, no checkpointer (the server
+brings its own), and every run's settings treated as a remote client's (`remote=True`).
+In-process, build your own with `build_graph()`; an operator serving other settings
+points `langgraph.json` at a module of theirs holding `build_graph(settings=..., remote=True)`.
+"""

@@ -12,13 +12,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from judged_rag.configuration import Configuration, get_configuration
-from judged_rag.nodes._shared import calls_left, reserve
+from judged_rag.configuration import TRUSTED, RunSettings
+from judged_rag.nodes._shared import calls_left, reserve, settings
 from judged_rag.state import JudgeTask, State
-
-
-def _cfg(config: RunnableConfig | None, runtime: Runtime[Any] | None) -> Configuration:
-    return get_configuration(config, runtime.context if runtime is not None else None)
 
 
 def route_after_gate(state: State) -> Literal["parse", "generate"]:
@@ -27,7 +23,11 @@ def route_after_gate(state: State) -> Literal["parse", "generate"]:
 
 
 def route_after_retrieve(
-    state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any] | None = None,
+    *,
+    run_settings: RunSettings = TRUSTED,
 ) -> list[Send] | Literal["assess"]:
     """One judge task per new document; straight to the join when there is none.
 
@@ -35,7 +35,7 @@ def route_after_retrieve(
     answer's calls back (the best-ranked first). An empty list of `Send`s would silently
     end the run, hence the explicit join.
     """
-    cfg = _cfg(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
@@ -63,10 +63,14 @@ def route_after_retrieve(
 
 
 def route_after_assess(
-    state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any] | None = None,
+    *,
+    run_settings: RunSettings = TRUSTED,
 ) -> Literal["rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows."""
-    cfg = _cfg(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     if state.get("sufficient") or state.get("budget_exhausted"):
         return "combine"
     if state.get("iteration", 0) + 1 < cfg.max_iterations:
@@ -82,10 +86,14 @@ def route_after_combine(state: State) -> Literal["web_search", "generate"]:
 
 
 def route_after_verify(
-    state: State, config: RunnableConfig, runtime: Runtime[Any] | None = None
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any] | None = None,
+    *,
+    run_settings: RunSettings = TRUSTED,
 ) -> Literal["generate", "__end__"]:
     """Regenerate when verify asked for it and the regeneration budget allows."""
-    budget = _cfg(config, runtime).max_regenerations
+    budget = settings(config, runtime, run_settings).max_regenerations
     if state.get("verdict") == "regenerate" and state.get("regenerations", 0) <= budget:
         return "generate"
     return "__end__"  # langgraph.graph.END

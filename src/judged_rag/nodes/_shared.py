@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.components.llm import CallContext, Method
-from judged_rag.configuration import Configuration, get_configuration
+from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.state import Doc, TraceEvent
 
 GRADES = {"A": 1.0, "B": 0.8, "C": 0.6, "D": 0.4, "E": 0.2, "F": 0.5}
@@ -24,14 +24,21 @@ NEUTRAL_SIMILARITY = 0.5
 """Stand-in similarity for documents whose retriever reports none."""
 
 
-def settings(config: RunnableConfig, runtime: Runtime[Any] | None) -> Configuration:
-    """The run's configuration (from `context=` or `configurable`)."""
+def settings(
+    config: RunnableConfig | None, runtime: Runtime[Any] | None, run_settings: RunSettings = TRUSTED
+) -> Configuration:
+    """The run's configuration (from `context=` and `configurable`, under `run_settings`)."""
     context = runtime.context if runtime is not None else None
-    return get_configuration(config, context)
+    return run_settings.resolve(config, context)
 
 
 def call_context(
-    node: str, runtime: Runtime[Any] | None, max_attempts: int, *, calls: int | None = None
+    node: str,
+    runtime: Runtime[Any] | None,
+    max_attempts: int,
+    *,
+    calls: int | None = None,
+    redact: bool = False,
 ) -> CallContext:
     """Which attempt of the node this is, for retry-or-default decisions.
 
@@ -42,7 +49,7 @@ def call_context(
     attempt = getattr(info, "node_attempt", 1) or 1
     if calls is not None:
         max_attempts = max(1, min(max_attempts, calls))
-    return CallContext(node=node, attempt=attempt, max_attempts=max_attempts)
+    return CallContext(node=node, attempt=attempt, max_attempts=max_attempts, redact=redact)
 
 
 def event(node: str, name: str, **detail: Any) -> TraceEvent:

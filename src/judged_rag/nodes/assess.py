@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
+from judged_rag.configuration import TRUSTED, RunSettings
 from judged_rag.nodes._shared import (
     call_context,
     calls_left,
@@ -59,9 +60,10 @@ def assess(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Count the labels, decide sufficiency, and account for the judge rounds."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
@@ -97,7 +99,11 @@ def assess(
                 ],
                 config=config,
                 ctx=call_context(
-                    "assess", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+                    "assess",
+                    runtime,
+                    max_attempts,
+                    calls=calls_left(state, cfg) - reserve(cfg),
+                    redact=run_settings.remote,
                 ),
                 default=SupportCheck(sufficient=False),
                 method=structured_method(model, cfg),

@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.configuration import TRUSTED, RunSettings
 from judged_rag.nodes._shared import event, settings
 from judged_rag.nodes.assess import labelled
 from judged_rag.state import Doc, State
@@ -107,9 +108,15 @@ def cap(chosen: list[Doc], limit: int) -> list[Doc]:
     return mixed[:limit]
 
 
-def combine(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
+def combine(
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    run_settings: RunSettings = TRUSTED,
+) -> dict[str, Any]:
     """Build the reference knowledge for the generator, or ask for the web first."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     task = state.get("resolved_task", "open")
     strategy = cfg.closed_strategy if task == "closed" else cfg.open_strategy
     sets = {

@@ -16,11 +16,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from judged_rag.components import Components
+from judged_rag.configuration import TRUSTED, RunSettings
+from judged_rag.errors import error_detail
 from judged_rag.nodes._shared import event, settings
 from judged_rag.state import State, TaskType, TraceEvent, zero_cost
 
 MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 26
+MAX_OPTION_CHARS = 500
 
 
 class InvalidInputError(ValueError):
@@ -56,6 +59,11 @@ def validate_input(state: State) -> tuple[str, list[str] | None, TaskType]:
             raise InvalidInputError("options need at least two non-empty choices")
         if len(options) > MAX_OPTIONS:
             raise InvalidInputError(f"at most {MAX_OPTIONS} options are supported")
+        longest = max(len(o) for o in options)
+        if longest > MAX_OPTION_CHARS:
+            raise InvalidInputError(
+                f"an option is {longest} characters long; the limit is {MAX_OPTION_CHARS}"
+            )
     task_type = state.get("task_type")
     if task_type not in (None, "open", "closed"):
         raise InvalidInputError("task_type must be 'open' or 'closed'")
@@ -66,14 +74,19 @@ def validate_input(state: State) -> tuple[str, list[str] | None, TaskType]:
 
 
 def gate(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Validate the input, reset the run, and decide whether retrieval is needed."""
     started = time.time()
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     question, options, task = validate_input(state)
     events: list[TraceEvent] = [event("gate", "start", task_type=task, options=len(options or []))]
-    route, detail = _decide(question, components, cfg, events)
+    route, detail = _decide(question, components, cfg, events, redact=run_settings.remote)
     events.append(event("gate", "route", route=route, **detail))
     return {
         "question": question,
@@ -108,7 +121,12 @@ def gate(
 
 
 def _decide(
-    question: str, components: Components, cfg: Any, events: list[TraceEvent]
+    question: str,
+    components: Components,
+    cfg: Any,
+    events: list[TraceEvent],
+    *,
+    redact: bool,
 ) -> tuple[str, dict[str, Any]]:
     if not cfg.gate:
         return "retrieve", {"why": "gate disabled"}
@@ -119,7 +137,7 @@ def _decide(
             return "retrieve", {"why": "no similarity distribution in the index; retrieving"}
         s_max = float(index.max_similarity(question))
     except Exception as exc:
-        events.append(event("gate", "error", error=type(exc).__name__, message=str(exc)[:300]))
+        events.append(event("gate", "error", **error_detail(exc, redact=redact, where="gate")))
         return "retrieve", {"why": "gate failed; retrieving"}
     cutoff = float(np.percentile(np.asarray(distribution, dtype=float), cfg.gate_percentile))
     cutoff -= cfg.gate_threshold

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import text_call
+from judged_rag.configuration import TRUSTED, RunSettings
 from judged_rag.nodes._shared import (
     call_context,
     calls_left,
@@ -92,9 +93,10 @@ def generate(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Write the answer from the knowledge the combination chose."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     knowledge = state.get("knowledge") or []
     options = state.get("options") or []
     closed = state.get("resolved_task") == "closed"
@@ -121,7 +123,7 @@ def generate(
         }
     # Retries leave the verifier its call.
     left = calls_left(state, cfg) - (1 if cfg.verify else 0)
-    ctx = call_context("generate", runtime, max_attempts, calls=left)
+    ctx = call_context("generate", runtime, max_attempts, calls=left, redact=run_settings.remote)
     text, cost, events = text_call(
         components.generator(cfg),
         [SystemMessage(system), HumanMessage(user)],

@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import LetterChoice, letter_call, structured_call
-from judged_rag.configuration import Configuration
+from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.nodes._shared import (
     call_context,
     composite_score,
@@ -43,9 +43,10 @@ def judge(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Judge one document against the question."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     doc = task["document"]
     score = composite_score(doc, cfg)
     base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
@@ -57,7 +58,9 @@ def judge(
         reason = f"composite score {score} past the pre-filter bound"
         return _written(_unaligned(base, label, reason, by="prefilter"))
     model = components.judge(cfg)
-    ctx = call_context("judge", runtime, max_attempts, calls=task.get("calls"))
+    ctx = call_context(
+        "judge", runtime, max_attempts, calls=task.get("calls"), redact=run_settings.remote
+    )
     if cfg.judge == "letter":
         messages = [
             SystemMessage(prompt.LETTER_SYSTEM),

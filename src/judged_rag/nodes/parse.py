@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
+from judged_rag.configuration import TRUSTED, RunSettings
 from judged_rag.nodes._shared import (
     call_context,
     calls_left,
@@ -33,9 +34,10 @@ def parse(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Split the question into components that alignment and rewriting use."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     question = state["question"]
     if not cfg.checks_alignment:
         skipped = "alignment off" if not cfg.alignment else f"the {cfg.judge} judge aligns nothing"
@@ -49,7 +51,11 @@ def parse(
         [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
         config=config,
         ctx=call_context(
-            "parse", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+            "parse",
+            runtime,
+            max_attempts,
+            calls=calls_left(state, cfg) - reserve(cfg),
+            redact=run_settings.remote,
         ),
         default=QueryComponents(components=[question]),
         method=structured_method(model, cfg),

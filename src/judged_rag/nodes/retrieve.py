@@ -13,6 +13,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
+from judged_rag.configuration import TRUSTED, RunSettings
+from judged_rag.errors import error_detail
 from judged_rag.nodes._shared import content_key, event, settings, to_doc
 from judged_rag.state import Doc, State, TraceEvent
 
@@ -20,10 +22,15 @@ RRF_K = 60
 
 
 def retrieve(
-    state: State, config: RunnableConfig, runtime: Runtime[Any], *, components: Components
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any],
+    *,
+    components: Components,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Retrieve for the current queries and keep the top-k documents not seen before."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     iteration = state.get("iteration", 0)
     queries = state.get("queries") or [state["question"]]
     events: list[TraceEvent] = []
@@ -31,7 +38,13 @@ def retrieve(
     try:
         retriever = components.knowledge_retriever(cfg)
     except Exception as exc:
-        events.append(event("retrieve", "error", error=type(exc).__name__, message=str(exc)[:300]))
+        events.append(
+            event(
+                "retrieve",
+                "error",
+                **error_detail(exc, redact=run_settings.remote, where="retrieve"),
+            )
+        )
         retriever = None
     options = {"k": cfg.top_k, "fusion": cfg.fusion, "dense_weight": cfg.dense_weight}
     for query in queries if retriever is not None else []:
@@ -46,8 +59,7 @@ def retrieve(
                     "retrieve",
                     "error",
                     query=query[:200],
-                    error=type(exc).__name__,
-                    message=str(exc)[:300],
+                    **error_detail(exc, redact=run_settings.remote, where="retrieve"),
                 )
             )
             continue

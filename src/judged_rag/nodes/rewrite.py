@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
+from judged_rag.configuration import TRUSTED, RunSettings
 from judged_rag.nodes._shared import (
     call_context,
     calls_left,
@@ -50,9 +51,10 @@ def rewrite(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Build the next round's queries and advance the iteration counter."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     question = state["question"]
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
@@ -83,7 +85,11 @@ def rewrite(
             ],
             config=config,
             ctx=call_context(
-                "rewrite", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+                "rewrite",
+                runtime,
+                max_attempts,
+                calls=calls_left(state, cfg) - reserve(cfg),
+                redact=run_settings.remote,
             ),
             default=QueryRewrite(),
             method=structured_method(model, cfg),

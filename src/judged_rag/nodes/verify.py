@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
-from judged_rag.configuration import Configuration
+from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.nodes._shared import (
     call_context,
     calls_left,
@@ -73,9 +73,10 @@ def verify(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Check the draft, then accept it, ask for another, or abstain."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     knowledge = state.get("knowledge") or []
     draft = state.get("draft") or ""
     regenerations = state.get("regenerations", 0)
@@ -121,7 +122,13 @@ def verify(
                 ),
             ],
             config=config,
-            ctx=call_context("verify", runtime, max_attempts, calls=calls_left(state, cfg)),
+            ctx=call_context(
+                "verify",
+                runtime,
+                max_attempts,
+                calls=calls_left(state, cfg),
+                redact=run_settings.remote,
+            ),
             default=FALLBACK,
             method=structured_method(model, cfg),
         )

@@ -16,6 +16,8 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components import Components
 from judged_rag.components.llm import structured_call
+from judged_rag.configuration import TRUSTED, RunSettings
+from judged_rag.errors import error_detail
 from judged_rag.nodes._shared import (
     GRADES,
     call_context,
@@ -39,9 +41,10 @@ def web_search(
     *,
     components: Components,
     max_attempts: int = 1,
+    run_settings: RunSettings = TRUSTED,
 ) -> dict[str, Any]:
     """Search the web for the question and keep the results as K_W."""
-    cfg = settings(config, runtime)
+    cfg = settings(config, runtime, run_settings)
     question = state["question"]
     events: list[TraceEvent] = []
     out: dict[str, Any] = {"web_searched": True, "web_results": [], "needs_web": False}
@@ -49,7 +52,11 @@ def web_search(
         backend = components.web(cfg)
     except Exception as exc:
         events.append(
-            event("web_search", "error", error=type(exc).__name__, message=str(exc)[:300])
+            event(
+                "web_search",
+                "error",
+                **error_detail(exc, redact=run_settings.remote, where="web_search"),
+            )
         )
         return {**out, "trace": events}
     if backend is None:
@@ -68,7 +75,11 @@ def web_search(
             [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
             config=config,
             ctx=call_context(
-                "web_search", runtime, max_attempts, calls=calls_left(state, cfg) - reserve(cfg)
+                "web_search",
+                runtime,
+                max_attempts,
+                calls=calls_left(state, cfg) - reserve(cfg),
+                redact=run_settings.remote,
             ),
             default=SearchQuery(query=question),
             method=structured_method(model, cfg),
@@ -81,7 +92,10 @@ def web_search(
     except Exception as exc:
         events.append(
             event(
-                "web_search", "error", query=query, error=type(exc).__name__, message=str(exc)[:300]
+                "web_search",
+                "error",
+                query=query,
+                **error_detail(exc, redact=run_settings.remote, where="web_search"),
             )
         )
         return {**out, "cost": cost, "trace": events}
