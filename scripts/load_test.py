@@ -69,7 +69,6 @@ from tests.integration.servers import (  # noqa: E402
 LANGGRAPH = str(Path(sys.executable).parent / "langgraph")
 GRAPH_ID = "judged_rag"
 FAKE_GRAPH = ROOT / "tests" / "integration" / "load_graph.py"
-REAL_GRAPH = ROOT / "src" / "judged_rag" / "graph" / "builder.py"
 
 LOCAL_QUESTIONS: list[tuple[str, str]] = [
     ("Who proved Fermat's Last Theorem?", "wiles"),
@@ -204,7 +203,18 @@ def langgraph_server(work: Path, args: argparse.Namespace) -> Iterator[RunningSe
     """`langgraph dev` on a free loopback port, serving the fake or the real graph."""
     project = work / "langgraph"
     project.mkdir()
-    graph = FAKE_GRAPH if args.model == "fake" else REAL_GRAPH
+    if args.model == "fake":
+        graph = FAKE_GRAPH
+    else:
+        # The model and preset are the operator's settings: a served graph takes neither
+        # from its clients.
+        graph = project / "served.py"
+        settings = {"model": args.model, "preset": args.preset}
+        graph.write_text(
+            "from judged_rag import build_graph\n\n"
+            f"graph = build_graph(settings={settings!r}, remote=True)\n",
+            encoding="utf-8",
+        )
     config = project / "langgraph.json"
     config.write_text(
         json.dumps({"dependencies": ["."], "graphs": {GRAPH_ID: f"{graph}:graph"}}),
@@ -284,13 +294,6 @@ def check(i: int, out: dict[str, Any], args: argparse.Namespace, outcome: Outcom
         outcome.error = f"unexpected answer: {str(answer)[:160]!r}"
 
 
-def run_context(args: argparse.Namespace) -> dict[str, Any] | None:
-    """Per-run settings for the LangGraph server (the real model only)."""
-    if args.model == "fake":
-        return None
-    return {"preset": args.preset, "model": args.model}
-
-
 async def drive(call: Call, args: argparse.Namespace, n: int) -> tuple[list[Outcome], float]:
     """Send `n` requests, at most `args.concurrency` at once, all within the deadline."""
     outcomes = [Outcome(i) for i in range(n)]
@@ -330,18 +333,15 @@ def langgraph_calls(
     from langgraph_sdk import get_client
 
     client = get_client(url=url, api_key=None, timeout=args.timeout)
-    context = run_context(args)
 
     async def call(i: int) -> dict[str, Any]:
         payload = {"question": question(i, args)}
         if args.stateless:
-            result = await client.runs.wait(None, GRAPH_ID, input=payload, context=context)
+            result = await client.runs.wait(None, GRAPH_ID, input=payload)
         else:
             thread = await client.threads.create()
             threads[i] = thread["thread_id"]
-            result = await client.runs.wait(
-                thread["thread_id"], GRAPH_ID, input=payload, context=context
-            )
+            result = await client.runs.wait(thread["thread_id"], GRAPH_ID, input=payload)
         if not isinstance(result, dict):
             raise TypeError(f"runs.wait returned {type(result).__name__}")
         if "__error__" in result:
