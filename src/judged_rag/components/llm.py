@@ -188,8 +188,7 @@ def structured_call(
     if not ctx.last_attempt and is_retryable(error):
         raise error
     detail = {
-        "error": type(error).__name__,
-        "message": str(error)[:300],
+        **error_detail(error, redact=ctx.redact, where=ctx.node),
         "attempts": ctx.attempt,
         "default": default.model_dump(),
     }
@@ -283,8 +282,7 @@ def letter_call(
     if not ctx.last_attempt and is_retryable(error):
         raise error
     detail = {
-        "error": type(error).__name__,
-        "message": str(error)[:300],
+        **error_detail(error, redact=ctx.redact, where=ctx.node),
         "attempts": ctx.attempt,
         "default": default,
     }
