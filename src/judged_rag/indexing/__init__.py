@@ -6,7 +6,12 @@ opens one as a LangChain retriever that also serves the Context Awareness Gate, 
 """
 
 from judged_rag.indexing.builder import IndexStats, build_index
-from judged_rag.indexing.errors import IndexBuildError, IndexFormatError, IndexLockedError
+from judged_rag.indexing.errors import (
+    ForeignDataError,
+    IndexBuildError,
+    IndexFormatError,
+    IndexLockedError,
+)
 from judged_rag.indexing.loaders import SUPPORTED_SUFFIXES
 from judged_rag.indexing.retriever import HybridRetriever, open_index
 from judged_rag.indexing.sample import (
@@ -20,6 +25,7 @@ from judged_rag.indexing.sample import (
 __all__ = [
     "SAMPLE_TOPICS",
     "SUPPORTED_SUFFIXES",
+    "ForeignDataError",
     "HybridRetriever",
     "IndexBuildError",
     "IndexFormatError",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import random
 import re
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -34,7 +34,12 @@ from judged_rag.indexing.chunking import (
     prepare_sentences,
     semantic_chunks,
 )
-from judged_rag.indexing.errors import IndexBuildError, IndexFormatError
+from judged_rag.indexing.errors import (
+    ForeignDataError,
+    IndexBuildError,
+    IndexFormatError,
+    ManifestError,
+)
 from judged_rag.indexing.loaders import collect_files, describe, file_hash, load_file
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
 from judged_rag.prompts.index import PSEUDO_QUERY, PSEUDO_QUERY_UNTITLED
@@ -70,6 +75,7 @@ class IndexStats:
         pseudo_query_failures: Pseudo-query calls that failed or gave no question.
         embedded: Texts embedded for documents (sentences and chunks).
         skipped: Files not indexed: unsupported type or unreadable.
+        unreadable: The files of ``skipped`` that could not be read or parsed.
         seconds: Wall time of the build.
     """
 
@@ -84,6 +90,7 @@ class IndexStats:
     pseudo_query_failures: int = 0
     embedded: int = 0
     skipped: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -136,7 +143,10 @@ def build_index(
 
     Raises:
         IndexLockedError: Another build is writing `index_dir`.
-        IndexBuildError: Nothing to index, or `index_dir` holds something else.
+        ForeignDataError: `index_dir` or one of its hidden siblings holds data judged-rag
+            did not write (another tool's files, a manifest of another format, files added
+            to an index); nothing is changed.
+        IndexBuildError: Nothing to index.
         FileNotFoundError: A given path does not exist.
     """
     index_dir = Path(index_dir).expanduser().resolve()
@@ -169,6 +179,9 @@ def _build(
     from judged_rag.components.embeddings import embeddings_name, local_embeddings
 
     started = time.perf_counter()
+    # First make sure the target may be written: a refusal needs no model.
+    store.recover(index_dir)
+    previous = _previous_index(index_dir)
     embedder = embeddings if embeddings is not None else local_embeddings()
     model_name = embeddings_name(embedder)
     settings = {
@@ -179,14 +192,21 @@ def _build(
         "sentence_splitter": "nupunkt",
         "bm25_stopwords": store.BM25_STOPWORDS,
     }
-    store.recover(index_dir)
-    previous = _previous_index(index_dir)
-    previous_paths = set(previous.files()) if previous is not None else set()
-    if previous is not None and (
-        previous.embedding_model != model_name or previous.manifest["settings"] != settings
-    ):
-        logger.info("embeddings or settings changed: re-embedding everything in %s", index_dir)
-        previous = None
+    previous_paths: set[str] = set()
+    reusable: dict[str, _FileChunks] = {}
+    if previous is not None:
+        try:
+            previous_paths = set(previous.files())
+            if previous.embedding_model == model_name and previous.manifest["settings"] == settings:
+                reusable = _reusable_files(previous)
+            else:
+                logger.info(
+                    "embeddings or settings changed: re-embedding everything in %s", index_dir
+                )
+                previous = None
+        except IndexFormatError as exc:
+            logger.warning("the index at %s is unusable and will be rebuilt: %s", index_dir, exc)
+            previous = None
     stats = IndexStats()
 
     files, unsupported = collect_files(paths)
@@ -200,7 +220,7 @@ def _build(
     found = gather_chunks(
         files,
         paths,
-        reusable=_reusable_files(previous) if previous is not None else {},
+        reusable=reusable,
         stored_paths=previous_paths,
         dimension=previous.dimension if previous is not None else None,
         embedder=embedder,
@@ -216,50 +236,48 @@ def _build(
     if dropped:
         logger.info("dropped %d near-duplicate chunks", len(dropped))
 
-    building = store.sibling(index_dir, "building")
-    if building.exists():
-        shutil.rmtree(building)
-    store.write_index(
-        building,
-        kept=kept,
-        kept_vectors=kept_vectors,
-        dropped=dropped,
-        dropped_vectors=dropped_vectors,
-        files={
-            f.path: {"file_hash": f.file_hash, "chunks": [c.id for c in f.chunks]}
-            for f in found.ordered
-        },
-        index_texts=[c.index_text(title_context) for c in kept],
-        progress=progress,
-    )
+    with store.new_build(index_dir) as building:
+        store.write_index(
+            building,
+            kept=kept,
+            kept_vectors=kept_vectors,
+            dropped=dropped,
+            dropped_vectors=dropped_vectors,
+            files={
+                f.path: {"file_hash": f.file_hash, "chunks": [c.id for c in f.chunks]}
+                for f in found.ordered
+            },
+            index_texts=[c.index_text(title_context) for c in kept],
+            progress=progress,
+        )
 
-    carried = previous.gate if previous is not None else None
-    gate = _gate_entries(
-        kept, kept_vectors, carried, query_model, embedder, pseudo_queries, progress, stats
-    )
-    if gate is not None:
-        store.write_gate(building, gate)
-    stats.pseudo_queries = len(gate["entries"]) if gate else 0
+        carried = previous.gate if previous is not None else None
+        gate = _gate_entries(
+            kept, kept_vectors, carried, query_model, embedder, pseudo_queries, progress, stats
+        )
+        if gate is not None:
+            store.write_gate(building, gate)
+        stats.pseudo_queries = len(gate["entries"]) if gate else 0
 
-    store.write_manifest(
-        building,
-        {
-            "format": store.FORMAT,
-            "version": store.FORMAT_VERSION,
-            "embedding_model": model_name,
-            "dimension": int(kept_vectors.shape[1]),
-            "normalized": True,
-            "settings": settings,
-            "reliability": reliability,
-            "files": stats.files,
-            "chunks": stats.chunks,
-            "duplicates": stats.duplicates,
-            "pseudo_queries": stats.pseudo_queries,
-            "pseudo_query_prompt": gate["prompt"] if gate else None,
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        },
-    )
-    store.swap_in(building, index_dir)
+        store.write_manifest(
+            building,
+            {
+                "format": store.FORMAT,
+                "version": store.FORMAT_VERSION,
+                "embedding_model": model_name,
+                "dimension": int(kept_vectors.shape[1]),
+                "normalized": True,
+                "settings": settings,
+                "reliability": reliability,
+                "files": stats.files,
+                "chunks": stats.chunks,
+                "duplicates": stats.duplicates,
+                "pseudo_queries": stats.pseudo_queries,
+                "pseudo_query_prompt": gate["prompt"] if gate else None,
+                "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+        )
+        store.swap_in(building, index_dir)
     stats.seconds = time.perf_counter() - started
     logger.info(
         "indexed %d files into %d chunks at %s in %.1f s (%d added, %d changed, %d unchanged, "
@@ -350,14 +368,17 @@ def gather_chunks(
     per_file: dict[str, _FileChunks] = {}
     to_embed: list[tuple[Path, str]] = []
     for path in _bar(files, progress, "hashing files", "file"):
-        digest = file_hash(path)
+        try:
+            digest = file_hash(path)
+        except OSError as exc:  # an unreadable file must not stop the build
+            _unreadable(path, exc, stats)
+            continue
         known = reusable.get(str(path))
         if known is not None and known.file_hash == digest:
             per_file[str(path)] = known
             stats.unchanged += 1
         else:
             to_embed.append((path, digest))
-    stats.removed = len(stored_paths - {str(p) for p in files})
 
     fresh = _embed_files(to_embed, embedder, settings, reliability, progress, stats)
     reset = False
@@ -371,6 +392,8 @@ def gather_chunks(
         reset = True
         fresh += _embed_files(again, embedder, settings, reliability, progress, stats)
     per_file.update({f.path: f for f in fresh})
+    # Gone, or unreadable this time: either way no longer in the index.
+    stats.removed = len(stored_paths - set(per_file))
     for entry in fresh:
         if entry.path in stored_paths:
             stats.changed += 1
@@ -400,36 +423,44 @@ def gate_is_current(manifest: dict[str, Any]) -> bool:
 
 
 def _previous_index(index_dir: Path) -> IndexStore | None:
-    """The current index, if usable; refuse to replace foreign data."""
+    """The current index if usable, None if there is none or it must be rebuilt.
+
+    Only a folder that holds judged-rag's manifest (right format, version and field
+    types) and nothing but the index's own files may be rebuilt: its files are deleted
+    when the new index is swapped in.
+
+    Raises:
+        ForeignDataError: `index_dir` is a file or holds anything else.
+    """
     if not index_dir.exists():
         return None
     if not index_dir.is_dir():
-        raise IndexBuildError(f"refusing to build an index at {index_dir}: it is a file")
-    if not (index_dir / store.MANIFEST).exists():
-        if any(index_dir.iterdir()):
-            raise IndexBuildError(
-                f"refusing to replace {index_dir}: it is not empty and not a judged-rag index"
-            )
+        raise ForeignDataError(f"refusing to build an index at {index_dir}: it is a file")
+    if not any(index_dir.iterdir()):
         return None
+    if not (index_dir / store.MANIFEST).exists():
+        raise ForeignDataError(
+            f"refusing to replace {index_dir}: it is not empty and not a judged-rag index"
+        )
     try:
-        previous = IndexStore.load(index_dir)
+        manifest = store.read_manifest(index_dir)
+    except ManifestError as exc:
+        raise ForeignDataError(
+            f"refusing to replace {index_dir}: {exc.problem}; judged-rag rebuilds only its "
+            "own indexes: choose another folder or move this one's contents away"
+        ) from exc
+    foreign = store.foreign_entries(index_dir, manifest)
+    if foreign:
+        raise ForeignDataError(
+            f"refusing to rebuild the index {index_dir}: judged-rag did not write "
+            f"{describe([p.relative_to(index_dir) for p in foreign])}; move "
+            f"{'it' if len(foreign) == 1 else 'them'} out of the index folder and try again"
+        )
+    try:
+        return IndexStore.load(index_dir)
     except IndexFormatError as exc:
-        manifest = _manifest_format(index_dir)
-        if manifest is not None and manifest != store.FORMAT:
-            raise IndexBuildError(
-                f"refusing to replace {index_dir}: it holds a {manifest!r} index, not judged-rag's"
-            ) from exc
         logger.warning("the index at %s is unusable and will be rebuilt: %s", index_dir, exc)
         return None
-    return previous
-
-
-def _manifest_format(index_dir: Path) -> str | None:
-    try:
-        data = store.read_json(index_dir / store.MANIFEST)
-    except Exception:
-        return None
-    return str(data.get("format")) if isinstance(data, dict) else None
 
 
 def _reusable_files(previous: IndexStore) -> dict[str, _FileChunks]:
@@ -470,8 +501,7 @@ def _embed_files(
         try:
             document = load_file(path)
         except Exception as exc:  # a broken file must not stop the build
-            logger.warning("skipping unreadable file %s: %s: %s", path, type(exc).__name__, exc)
-            stats.skipped.append(str(path))
+            _unreadable(path, exc, stats)
             continue
         sentences = prepare_sentences(document.text, MAX_CHUNK_CHARS)
         if not sentences:
@@ -535,6 +565,12 @@ def _embed_files(
     return out
 
 
+def _unreadable(path: Path, exc: Exception, stats: IndexStats) -> None:
+    logger.warning("skipping unreadable file %s: %s: %s", path, type(exc).__name__, exc)
+    stats.skipped.append(str(path))
+    stats.unreadable.append(str(path))
+
+
 def embed_texts(
     embedder: Embeddings,
     texts: Sequence[str],
@@ -596,12 +632,12 @@ def _gate_entries(
                 embedder, [q for _, q in answered], progress, "embedding pseudo-queries"
             )
             for (row, question), vector in zip(answered, vectors, strict=True):
+                similarity = float(np.dot(kept_vectors[row], vector))
+                if not math.isfinite(similarity):  # broken embeddings: not a sample
+                    failures += 1
+                    continue
                 entries.append(
-                    {
-                        "chunk_id": kept[row].id,
-                        "question": question,
-                        "similarity": float(np.dot(kept_vectors[row], vector)),
-                    }
+                    {"chunk_id": kept[row].id, "question": question, "similarity": similarity}
                 )
         entries.sort(key=lambda e: rows[e["chunk_id"]])
         if failures:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +59,9 @@ def collect_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     """Walk files and directories into (supported files, unsupported files).
 
     Hidden files and directories (name starting with ".") are skipped. Both lists are
-    sorted and free of repeats, so builds are deterministic.
+    sorted and free of repeats, so builds are deterministic. Entries named like a
+    document that are no regular file (a broken link, a pipe) count as supported, so that
+    reading them fails and is reported rather than passed over in silence.
 
     Raises:
         FileNotFoundError: When a given path does not exist.
@@ -68,12 +73,13 @@ def collect_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
         if not path.exists():
             raise FileNotFoundError(f"no such file or directory: {path}")
         candidates = (
-            (p for p in path.rglob("*") if p.is_file() and not _hidden(p.relative_to(path)))
+            (p for p in path.rglob("*") if _listed(p) and not _hidden(p.relative_to(path)))
             if path.is_dir()
             else [path]
         )
         for candidate in candidates:
-            resolved = candidate.resolve()
+            # A broken link keeps its own name: it has no target to resolve to.
+            resolved = candidate.resolve() if candidate.exists() else candidate.absolute()
             if resolved.suffix.lower() in SUPPORTED_SUFFIXES:
                 supported.add(resolved)
             else:
@@ -82,12 +88,33 @@ def collect_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def file_hash(path: Path) -> str:
-    """SHA-256 of the file's bytes (the key of incremental re-indexing)."""
+    """SHA-256 of the file's bytes (the key of incremental re-indexing).
+
+    Raises:
+        OSError: The file cannot be read or is no regular file.
+    """
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open a regular file for reading; anything else (a pipe, a device) is refused.
+
+    Raises:
+        OSError: The file cannot be opened or is no regular file.
+    """
+    # O_NONBLOCK: opening a named pipe would otherwise wait for a writer forever.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def load_file(path: Path) -> LoadedDocument:
@@ -112,12 +139,22 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
 
+def _listed(path: Path) -> bool:
+    """A file, or something else that is named like a document and is no folder."""
+    return path.is_file() or (not path.is_dir() and path.suffix.lower() in SUPPORTED_SUFFIXES)
+
+
+def _read_bytes(path: Path) -> bytes:
+    with open_regular(path) as handle:
+        return handle.read()
+
+
 def _default_title(path: Path) -> str:
     return re.sub(r"[_\-]+", " ", path.stem).strip() or path.name
 
 
 def _load_text(path: Path) -> LoadedDocument:
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    text = _read_bytes(path).decode("utf-8-sig", errors="replace")
     meta: dict[str, str] = {}
     match = _FRONT_MATTER.match(text)
     if match:
@@ -140,7 +177,7 @@ def _markdown_title(text: str) -> str:
 def _load_html(path: Path) -> LoadedDocument:
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(path.read_bytes(), "html.parser")
+    soup = BeautifulSoup(_read_bytes(path), "html.parser")
     title_tag = soup.find("title")
     title = title_tag.get_text(" ", strip=True) if title_tag else ""
     for element in soup(["head", "title", "script", "style", "noscript", "template", "svg"]):
@@ -154,11 +191,12 @@ def _load_html(path: Path) -> LoadedDocument:
 def _load_pdf(path: Path) -> LoadedDocument:
     from pypdf import PdfReader
 
-    reader = PdfReader(path)
-    pages = [page.extract_text() or "" for page in reader.pages]
-    title = ""
-    if reader.metadata is not None and reader.metadata.title:
-        title = str(reader.metadata.title).strip()
+    with open_regular(path) as handle:
+        reader = PdfReader(handle)
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = ""
+        if reader.metadata is not None and reader.metadata.title:
+            title = str(reader.metadata.title).strip()
     # Page breaks are paragraph breaks; pypdf's own line breaks are layout, not structure.
     return LoadedDocument(path, "\n\n".join(pages), title or _default_title(path), str(path))
 

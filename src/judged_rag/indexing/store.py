@@ -10,6 +10,7 @@ An index directory holds::
     dropped.npy     vectors of the dropped near-duplicates (reused by incremental builds)
     bm25/           bm25s index (its own save: .npy arrays + JSON, nothing pickled)
     gate.json       pseudo-queries and their chunk similarities (CAG), when generated
+    .judged-rag-index  marker, written first: this folder is judged-rag's
 
 Nothing is unpickled on load: JSON, ``np.load(allow_pickle=False)``, FAISS's own reader
 and bm25s's loader (which uses ``np.load(allow_pickle=False)`` and JSON).
@@ -19,6 +20,10 @@ A build writes into the sibling ``.<name>.building`` and swaps it in with two re
 point leaves the previous index usable, and the next build or open recovers it. The
 lock file ``.<name>.lock`` (an OS lock, released even on kill -9) stops two builds of
 one directory.
+
+Nothing judged-rag did not write is ever deleted: a folder (or a hidden sibling) is
+removed only when its marker or manifest proves it judged-rag's, and then only the
+index's own files; anything else in it makes the build stop with `ForeignDataError`.
 """
 
 from __future__ import annotations
@@ -27,12 +32,13 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import re
-import shutil
+import stat
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +46,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from judged_rag.indexing.errors import IndexFormatError, IndexLockedError
+from judged_rag.indexing.errors import (
+    ForeignDataError,
+    IndexBuildError,
+    IndexFormatError,
+    IndexLockedError,
+    ManifestError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +65,23 @@ DENSE = "dense.faiss"
 DROPPED = "dropped.npy"
 BM25_DIR = "bm25"
 GATE = "gate.json"
+MARKER = ".judged-rag-index"
+MARKER_TEXT = f"{FORMAT}: written by judged-rag, which may delete this folder\n"
+# What bm25s.BM25.save writes (with the default names; no corpus is saved).
+BM25_FILES = frozenset(
+    {
+        "data.csc.index.npy",
+        "indices.csc.index.npy",
+        "indptr.csc.index.npy",
+        "vocab.index.json",
+        "params.index.json",
+        "nonoccurrence_array.index.npy",
+    }
+)
+OWN_FILES = frozenset({MARKER, MANIFEST, CHUNKS, FILES, DENSE, DROPPED, GATE})
+_MAX_MANIFEST_BYTES = 16 << 20
+# Stored similarities are cosines of unit float32 vectors: [-1, 1] up to rounding.
+_COSINE_SLACK = 1e-3
 BM25_STOPWORDS = "en_plus"  # NLTK's 179 English stopwords (incl. what/who/how)
 
 Vectors = npt.NDArray[np.float32]
@@ -96,8 +125,13 @@ class Chunk:
     def from_json(cls, data: dict[str, Any]) -> Chunk:
         """Rebuild from a JSON record (strict about field names and types)."""
         chunk = cls(**data)
-        if not isinstance(chunk.id, str) or not isinstance(chunk.text, str):
-            raise TypeError("chunk id and text must be strings")
+        for name in ("id", "text", "source", "title", "path", "file_hash", "content_hash"):
+            if not isinstance(getattr(chunk, name), str):
+                raise TypeError(f"chunk {name!r} must be a string")
+        if not _is_int(chunk.ordinal) or chunk.ordinal < 0:
+            raise TypeError("chunk 'ordinal' must be a whole number >= 0")
+        if chunk.reliability is not None and not isinstance(chunk.reliability, str):
+            raise TypeError("chunk 'reliability' must be a string or null")
         return chunk
 
 
@@ -203,17 +237,44 @@ class IndexStore:
         return np.asarray(self.bm25.get_scores(tokens), dtype=np.float32)
 
     def dropped(self) -> tuple[list[Chunk], Vectors]:
-        """Near-duplicate chunks dropped at build time and their vectors (for rebuilds)."""
-        data = read_json(self.directory / CHUNKS)
-        chunks = [Chunk.from_json(c) for c in data["dropped"]]
-        vectors = np.load(self.directory / DROPPED, allow_pickle=False)
-        if len(vectors) != len(chunks):
-            raise IndexFormatError(f"{self.directory}: dropped vectors do not match chunks")
-        return chunks, np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dimension)
+        """Near-duplicate chunks dropped at build time and their vectors (for rebuilds).
+
+        Raises:
+            IndexFormatError: They are unreadable or do not match.
+        """
+        try:
+            data = read_json(self.directory / CHUNKS)
+            chunks = [Chunk.from_json(c) for c in data["dropped"]]
+            vectors = np.load(self.directory / DROPPED, allow_pickle=False)
+            if len(vectors) != len(chunks):
+                raise ValueError("dropped vectors do not match chunks")
+            rows = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dimension)
+        except Exception as exc:  # any parse failure means the same thing to the user
+            raise _corrupt(self.directory, exc) from exc
+        return chunks, rows
 
     def files(self) -> dict[str, dict[str, Any]]:
-        """Indexed files: path -> {"file_hash", "chunks"}."""
-        return dict(read_json(self.directory / FILES))
+        """Indexed files: path -> {"file_hash": str, "chunks": list of chunk ids}.
+
+        Raises:
+            IndexFormatError: The file list is unreadable or mistyped.
+        """
+        try:
+            data = read_json(self.directory / FILES)
+        except Exception as exc:
+            raise _corrupt(self.directory, exc) from exc
+        if not isinstance(data, dict) or not all(
+            isinstance(record, dict)
+            and isinstance(record.get("file_hash"), str)
+            and isinstance(record.get("chunks"), list)
+            and all(isinstance(i, str) for i in record["chunks"])
+            for record in data.values()
+        ):
+            raise IndexFormatError(
+                f"{self.directory}/{FILES} is not a map of paths to file hashes and chunk ids; "
+                "rebuild the index"
+            )
+        return data
 
     @classmethod
     def load(cls, directory: Path) -> IndexStore:
@@ -234,65 +295,226 @@ class IndexStore:
                     "(judged_rag.indexing.build_index or the `index` command)"
                 )
         manifest = read_manifest(directory)
+        dimension = manifest["dimension"]
         try:
             _verify_checksums(directory, manifest)
             data = read_json(directory / CHUNKS)
             chunks = [Chunk.from_json(c) for c in data["kept"]]
             dense = _read_faiss(directory / DENSE)
             bm25 = _read_bm25(directory / BM25_DIR)
-            gate = read_json(directory / GATE) if (directory / GATE).exists() else None
-            if gate is not None:
-                gate["entries"] = [
-                    {**e, "similarity": float(e["similarity"])} for e in gate["entries"]
-                ]
+            gate = _check_gate(directory) if (directory / GATE).exists() else None
+            if dense.d != dimension or dense.ntotal != len(chunks):
+                raise IndexFormatError(
+                    f"{directory}: dense index holds {dense.ntotal} vectors of dimension "
+                    f"{dense.d}, manifest says {len(chunks)} of {dimension}; rebuild it"
+                )
+            if int(bm25.scores["num_docs"]) != len(chunks):
+                raise IndexFormatError(
+                    f"{directory}: BM25 index does not match the chunks; rebuild it"
+                )
         except IndexFormatError:
             raise
         except Exception as exc:  # any parse failure means the same thing to the user
-            raise IndexFormatError(
-                f"{directory} holds a corrupt judged-rag index ({type(exc).__name__}: {exc}); "
-                "rebuild it"
-            ) from exc
-        if dense.d != int(manifest["dimension"]) or dense.ntotal != len(chunks):
-            raise IndexFormatError(
-                f"{directory}: dense index holds {dense.ntotal} vectors of dimension {dense.d}, "
-                f"manifest says {len(chunks)} of {manifest['dimension']}; rebuild it"
-            )
-        if int(bm25.scores["num_docs"]) != len(chunks):
-            raise IndexFormatError(f"{directory}: BM25 index does not match the chunks; rebuild it")
+            raise _corrupt(directory, exc) from exc
         return cls(directory, manifest, chunks, dense, bm25, gate)
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
-    """Read and check the manifest of an index directory.
+    """Read and check the manifest of an index directory: format, version, every field's type.
 
     Raises:
-        IndexFormatError: If it is missing, unreadable, foreign or of another version.
+        ManifestError: If it is missing, unreadable, foreign, of another version or has a
+            field of the wrong type (NaN and infinities included).
     """
     path = directory / MANIFEST
-    if not path.is_file():
-        raise IndexFormatError(
-            f"{directory} is not a judged-rag index (no {MANIFEST}); it may be another "
-            "tool's index or an interrupted build: rebuild it"
+    if path.is_symlink() or not path.is_file():
+        raise ManifestError(
+            f"{directory} is not a judged-rag index (no {MANIFEST})",
+            "it may be another tool's index or an interrupted build: rebuild it",
         )
     try:
+        if path.stat().st_size > _MAX_MANIFEST_BYTES:
+            raise ValueError(f"over {_MAX_MANIFEST_BYTES} bytes")
         manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IndexFormatError(f"{path} is unreadable ({exc}); rebuild the index") from exc
+    # JSON and UTF-8 decoding errors are ValueErrors; nesting too deep a RecursionError.
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ManifestError(f"{path} is unreadable ({exc})", "rebuild the index") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-        raise IndexFormatError(
-            f"{directory} is not a judged-rag index (format {found!r}, expected {FORMAT!r})"
+        raise ManifestError(
+            f"{directory} is not a judged-rag index (format {_show(found)}, expected {FORMAT!r})",
+            "rebuild it with judged-rag or open the tool that wrote it",
         )
     version = manifest.get("version")
-    if version != FORMAT_VERSION:
-        raise IndexFormatError(
-            f"{directory} is a judged-rag index of format version {version!r}; this "
-            f"judged-rag reads version {FORMAT_VERSION}: rebuild it"
+    if not _is_int(version) or version != FORMAT_VERSION:
+        raise ManifestError(
+            f"{directory} is a judged-rag index of format version {_show(version)}; this "
+            f"judged-rag reads version {FORMAT_VERSION}",
+            "rebuild it",
         )
-    for key in ("embedding_model", "dimension", "settings", "checksums"):
-        if key not in manifest:
-            raise IndexFormatError(f"{path} lacks {key!r}; rebuild the index")
+    problem = _manifest_problem(manifest)
+    if problem is not None:
+        raise ManifestError(f"{path}: {problem}", "rebuild the index")
     return manifest
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_count(value: Any) -> bool:
+    return _is_int(value) and value >= 0
+
+
+def _is_positive(value: Any) -> bool:
+    return _is_int(value) and value > 0
+
+
+def _is_finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_text_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_checksum(value: Any) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value) is not None
+
+
+_Check = tuple[Callable[[Any], bool], str]
+# Field -> (check, what it must be); True: every manifest has it.
+_MANIFEST_FIELDS: dict[str, tuple[bool, _Check]] = {
+    "embedding_model": (True, (_is_text, "a string")),
+    "dimension": (True, (_is_positive, "a whole number > 0")),
+    "settings": (True, (lambda v: isinstance(v, dict), "an object")),
+    "checksums": (True, (lambda v: isinstance(v, dict), "an object")),
+    "normalized": (False, (_is_bool, "true or false")),
+    "reliability": (False, (_is_text, "a string")),
+    "files": (False, (_is_count, "a whole number >= 0")),
+    "chunks": (False, (_is_count, "a whole number >= 0")),
+    "duplicates": (False, (_is_count, "a whole number >= 0")),
+    "pseudo_queries": (False, (_is_count, "a whole number >= 0")),
+    "pseudo_query_prompt": (False, (_is_text_or_none, "a string or null")),
+    "created": (False, (_is_text, "a string")),
+}
+_SETTINGS_FIELDS: dict[str, _Check] = {
+    "chunk_threshold": (_is_finite, "a finite number"),
+    "dedup_threshold": (_is_finite, "a finite number"),
+    "max_chunk_chars": (_is_positive, "a whole number > 0"),
+    "title_context": (_is_bool, "true or false"),
+    "sentence_splitter": (_is_text, "a string"),
+    "bm25_stopwords": (_is_text, "a string"),
+}
+_GATE_FIELDS: dict[str, _Check] = {
+    "seed": (_is_int, "a whole number"),
+    "prompt": (_is_text_or_none, "a string or null"),
+    "requested": (_is_int, "a whole number"),
+    "failures": (_is_count, "a whole number >= 0"),
+    "model": (_is_text_or_none, "a string or null"),
+}
+
+
+def _manifest_problem(manifest: dict[str, Any]) -> str | None:
+    """What is wrong with a manifest of the right format and version, or None."""
+    place = _not_finite(manifest, "")
+    if place is not None:
+        return f"{place} is not a finite number"
+    for key, (required, (check, expected)) in _MANIFEST_FIELDS.items():
+        if key not in manifest:
+            if required:
+                return f"lacks {key!r}"
+        elif not check(manifest[key]):
+            return f"{key!r} is {_show(manifest[key])}, not {expected}"
+    for key, (check, expected) in _SETTINGS_FIELDS.items():
+        value = manifest["settings"].get(key)
+        if key in manifest["settings"] and not check(value):
+            return f"'settings.{key}' is {_show(value)}, not {expected}"
+    checksums = manifest["checksums"]
+    if CHUNKS not in checksums or DENSE not in checksums:
+        return "'checksums' lists no chunks or dense index"
+    for relative, digest in checksums.items():
+        where = Path(relative)
+        if not relative or where.is_absolute() or ".." in where.parts:
+            return f"'checksums' names a file outside the index: {_show(relative)}"
+        if not _is_checksum(digest):
+            return f"'checksums.{relative}' is {_show(digest)}, not a SHA-256 in hex"
+    return None
+
+
+def _check_gate(directory: Path) -> dict[str, Any]:
+    """Read gate.json and check every field (similarities are finite cosines).
+
+    Raises:
+        IndexFormatError: Naming the first field of the wrong type or value.
+    """
+    gate = read_json(directory / GATE)
+    where = f"{directory}/{GATE}"
+    if not isinstance(gate, dict) or not isinstance(gate.get("entries"), list):
+        raise IndexFormatError(f"{where} has no list of 'entries'; rebuild the index")
+    for key, (check, expected) in _GATE_FIELDS.items():
+        if key in gate and not check(gate[key]):
+            raise IndexFormatError(
+                f"{where}: {key!r} is {_show(gate[key])}, not {expected}; rebuild the index"
+            )
+    for n, entry in enumerate(gate["entries"]):
+        if not isinstance(entry, dict):
+            raise IndexFormatError(f"{where}: entries[{n}] is not an object; rebuild the index")
+        for key in ("chunk_id", "question"):
+            if not isinstance(entry.get(key), str):
+                raise IndexFormatError(
+                    f"{where}: entries[{n}].{key} is {_show(entry.get(key))}, not a string; "
+                    "rebuild the index"
+                )
+        similarity: Any = entry.get("similarity")
+        if not _is_finite(similarity) or abs(similarity) > 1 + _COSINE_SLACK:
+            raise IndexFormatError(
+                f"{where}: entries[{n}].similarity is {_show(similarity)}, not a cosine "
+                "(a finite number from -1 to 1); rebuild the index"
+            )
+        entry["similarity"] = float(similarity)
+    place = _not_finite(gate, "")  # in a field judged-rag does not read, yet
+    if place is not None:
+        raise IndexFormatError(f"{where}: {place} is not a finite number; rebuild the index")
+    return gate
+
+
+def _not_finite(value: Any, where: str) -> str | None:
+    """Where in a JSON value a NaN or an infinity sits (a dotted path), or None."""
+    # A loop, not recursion: a crafted file may nest as deep as the JSON parser allows.
+    pending: list[tuple[str, Any]] = [(where, value)]
+    while pending:
+        place, item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return repr(place or "value")
+        if isinstance(item, dict):
+            pending += reversed([(f"{place}.{k}" if place else str(k), v) for k, v in item.items()])
+        elif isinstance(item, list):
+            pending += reversed([(f"{place}[{n}]", v) for n, v in enumerate(item)])
+    return None
+
+
+def _show(value: Any) -> str:
+    """A value for an error message, cut short (a crafted file may hold anything)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"a deeply nested {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _corrupt(directory: Path, exc: Exception) -> IndexFormatError:
+    return IndexFormatError(
+        f"{directory} holds a corrupt judged-rag index ({type(exc).__name__}: {exc}); rebuild it"
+    )
 
 
 def write_index(
@@ -350,42 +572,221 @@ def sibling(index_dir: Path, role: str) -> Path:
     return index_dir.parent / f".{index_dir.name}.{role}"
 
 
+@contextlib.contextmanager
+def new_build(index_dir: Path) -> Iterator[Path]:
+    """Create ``.<name>.building``, marked judged-rag's before anything else is written.
+
+    Call `recover` first, under the build lock. A build that fails (disk full, Ctrl-C)
+    leaves no half-written copy behind; one killed outright is cleared by the next.
+
+    Raises:
+        FileExistsError: The folder exists.
+    """
+    building = sibling(index_dir, "building")
+    building.mkdir(parents=True, exist_ok=False)
+    (building / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    try:
+        yield building
+    except BaseException:
+        if _present(building):
+            with contextlib.suppress(ForeignDataError, OSError):
+                remove_index_dir(building)
+        raise
+
+
+def foreign_entries(directory: Path, manifest: dict[str, Any] | None = None) -> list[Path]:
+    """Entries of an index directory that judged-rag did not write, in name order.
+
+    An entry is judged-rag's when it has the name and kind of one of the index's own
+    files; inside ``bm25/``, one of the names bm25s writes or a file the manifest lists.
+    Symbolic links never are.
+    """
+    listed = set(manifest["checksums"]) if manifest is not None else set()
+    found: list[Path] = []
+    for entry in sorted(directory.iterdir()):
+        if entry.is_symlink():
+            found.append(entry)
+        elif entry.name == BM25_DIR and entry.is_dir():
+            found += [
+                inner
+                for inner in sorted(entry.iterdir())
+                if inner.is_symlink()
+                or not inner.is_file()
+                or (inner.name not in BM25_FILES and f"{BM25_DIR}/{inner.name}" not in listed)
+            ]
+        elif entry.name not in OWN_FILES or not entry.is_file():
+            found.append(entry)
+    return found
+
+
+def remove_index_dir(directory: Path) -> None:
+    """Delete a judged-rag index or unfinished build, provided nothing else is in it.
+
+    Raises:
+        ForeignDataError: The folder is not provably judged-rag's (no marker, no valid
+            manifest) or holds entries judged-rag did not write; nothing is deleted.
+    """
+    if directory.is_symlink() or not directory.is_dir():  # judged-rag makes neither
+        raise ForeignDataError(
+            f"refusing to delete {directory}: it is a link or a file, not a judged-rag index; "
+            "move it away and try again"
+        )
+    manifest = _own_manifest(directory)
+    if manifest is None and not _has_marker(directory):
+        held = sorted(directory.iterdir())
+        raise ForeignDataError(
+            f"refusing to delete {directory}: it is not a judged-rag index or build (no "
+            f"{MARKER} marker and no judged-rag {MANIFEST})"
+            + (f" and holds {_names(directory, held)}" if held else "")
+            + "; move it away and try again"
+        )
+    foreign = foreign_entries(directory, manifest)
+    if foreign:
+        raise ForeignDataError(
+            f"refusing to delete {directory}: it holds entries judged-rag did not write "
+            f"({_names(directory, foreign)}); move them away and try again"
+        )
+    _delete_own(directory, manifest)
+
+
+def _own_manifest(directory: Path) -> dict[str, Any] | None:
+    try:
+        return read_manifest(directory)
+    except ManifestError:
+        return None
+
+
+def _has_marker(directory: Path) -> bool:
+    marker = directory / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return False
+    try:
+        with marker.open("rb") as handle:
+            return handle.read(len(MARKER_TEXT) + 1) == MARKER_TEXT.encode()
+    except OSError:
+        return False
+
+
+def _delete_own(directory: Path, manifest: dict[str, Any] | None) -> list[Path]:
+    """Delete judged-rag's entries of `directory`, then the folder if that emptied it.
+
+    Returns:
+        The entries left because judged-rag did not write them.
+    """
+    foreign = set(foreign_entries(directory, manifest))
+    bm25 = directory / BM25_DIR
+    if bm25.is_dir() and not bm25.is_symlink():
+        for inner in bm25.iterdir():
+            if inner not in foreign:
+                inner.unlink()
+        if not any(bm25.iterdir()):
+            bm25.rmdir()
+    for entry in directory.iterdir():
+        if entry not in foreign and entry != bm25:
+            entry.unlink()
+    if not any(directory.iterdir()):
+        directory.rmdir()
+    return sorted(foreign)
+
+
+def _names(directory: Path, entries: Sequence[Path]) -> str:
+    shown = [p.relative_to(directory).as_posix() for p in entries[:5]]
+    more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
+    return ", ".join(shown) + more
+
+
+def _present(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
 def recover(index_dir: Path) -> None:
-    """Undo the traces of an interrupted build. Call under the build lock."""
+    """Undo the traces of an interrupted build. Call under the build lock.
+
+    Raises:
+        ForeignDataError: A hidden sibling (``.<name>.old``, ``.<name>.building``) is not
+            provably judged-rag's or holds other entries; it is left as it is.
+    """
     old, building = sibling(index_dir, "old"), sibling(index_dir, "building")
-    if old.exists():
-        if index_dir.exists():
-            shutil.rmtree(old)
+    if _present(old):
+        if _present(index_dir):
+            logger.info("removing the previous index %s left by an interrupted swap", old)
+            remove_index_dir(old)
+        elif old.is_symlink() or (_own_manifest(old) is None and not _has_marker(old)):
+            raise ForeignDataError(
+                f"refusing to build the index {index_dir}: {old} is in the way and is not a "
+                "judged-rag index; move it away and try again"
+            )
         else:
             os.rename(old, index_dir)
             logger.warning("restored the previous index %s after an interrupted swap", index_dir)
-    if building.exists():
+    if _present(building):
         logger.info("removing the leftovers of an interrupted build in %s", building)
-        shutil.rmtree(building)
+        remove_index_dir(building)
 
 
 def swap_in(building: Path, index_dir: Path) -> None:
-    """Replace `index_dir` by the finished `building` directory."""
+    """Replace `index_dir` by the finished `building` directory.
+
+    The replaced folder loses only judged-rag's files; anything else that appeared in it
+    during the build stays in ``.<name>.old``, with a warning.
+    """
     old = sibling(index_dir, "old")
-    if index_dir.exists():
+    if _present(index_dir):
         os.rename(index_dir, old)
     os.rename(building, index_dir)
     _fsync_dir(index_dir.parent)
-    if old.exists():
-        shutil.rmtree(old)
+    if not _present(old):
+        return
+    manifest = _own_manifest(old)
+    if manifest is not None or _has_marker(old):
+        left = _delete_own(old, manifest)
+    else:  # an empty folder the user made for the index: only ever rmdir it
+        try:
+            old.rmdir()
+            left = []
+        except OSError:
+            left = sorted(old.iterdir())
+    if left:
+        logger.warning(
+            "kept %s: it holds entries judged-rag did not write (%s); move them away",
+            old,
+            _names(old, left),
+        )
 
 
 @contextlib.contextmanager
 def build_lock(index_dir: Path, *, wait: float = 0.0) -> Iterator[None]:
     """Hold the build lock of `index_dir`, waiting up to `wait` seconds for it.
 
+    The lock file holds the process id of the last build; a file of that name holding
+    anything else (or a link, or a folder) is not judged-rag's and is left alone.
+
     Raises:
         IndexLockedError: Another build holds it.
+        ForeignDataError: The lock file's name is taken by something else.
+        IndexBuildError: The lock file cannot be created.
     """
     path = sibling(index_dir, "lock")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    taken = ForeignDataError(
+        f"refusing to use {path} as the build lock of {index_dir}: it is not a judged-rag "
+        "lock file; move it away and try again"
+    )
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise taken
     try:
+        # O_NOFOLLOW: a link put there after the check must not be followed.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise IndexBuildError(f"cannot create the lock file {path}: {exc}") from exc
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_size > 32
+            or not re.fullmatch(rb"\d*\n?", os.pread(fd, 32, 0))
+        ):
+            raise taken
         deadline = time.monotonic() + wait
         while not _try_lock(fd):
             if time.monotonic() >= deadline:
@@ -429,7 +830,9 @@ def read_json(path: Path) -> Any:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    # allow_nan=False: never write what `read_manifest` and `IndexStore.load` refuse.
+    text = json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False)
+    path.write_text(text, encoding="utf-8")
 
 
 def _read_faiss(path: Path) -> Any:
@@ -445,14 +848,9 @@ def _read_bm25(path: Path) -> Any:
 
 
 def _verify_checksums(directory: Path, manifest: dict[str, Any]) -> None:
-    checksums = manifest["checksums"]
-    if not isinstance(checksums, dict) or CHUNKS not in checksums or DENSE not in checksums:
-        raise IndexFormatError(f"{directory}/{MANIFEST} lists no checksums; rebuild the index")
-    for relative, digest in checksums.items():
-        path = Path(relative)
-        if path.is_absolute() or ".." in path.parts:
-            raise IndexFormatError(f"{directory}/{MANIFEST} names a file outside the index")
-        full = directory / path
+    # `read_manifest` checked that every name is inside the index and every digest is hex.
+    for relative, digest in manifest["checksums"].items():
+        full = directory / relative
         if not full.is_file():
             raise IndexFormatError(f"{directory} is incomplete: {relative} is missing; rebuild it")
         if _sha256(full) != digest:

@@ -1,0 +1,501 @@
+"""`judged-rag index` never deletes what it did not write, and refuses hostile index files.
+
+A folder is rebuilt only when its manifest is judged-rag's (format, version, every field's
+type) and it holds nothing but the index's own files; hidden siblings (``.NAME.old``,
+``.NAME.building``, ``.NAME.lock``) are touched only when they are provably judged-rag's.
+Unreadable input files are skipped and counted. A crafted manifest or gate file ends in a
+one-line error naming the field, never a traceback.
+
+Indexes are built with LangChain's `DeterministicFakeEmbedding`; the command line runs in
+process (`judged_rag.cli.main`) and, once, as a real child process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models import FakeListChatModel
+
+from judged_rag.cli import main
+from judged_rag.indexing import (
+    ForeignDataError,
+    IndexBuildError,
+    IndexFormatError,
+    build_index,
+    open_index,
+)
+from judged_rag.indexing.store import FORMAT, MARKER, sibling, swap_in
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+DIM = 16
+
+
+def fake() -> DeterministicFakeEmbedding:
+    return DeterministicFakeEmbedding(size=DIM)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "apollo.txt").write_text("Apollo 11 landed on the Moon in July 1969.")
+    (root / "tea.md").write_text("# Tea\n\nGreen tea is brewed from steamed leaves.")
+    return root
+
+
+@pytest.fixture
+def index(docs: Path, tmp_path: Path) -> Path:
+    """A real judged-rag index with a gate distribution (two pseudo-queries)."""
+    target = tmp_path / "index"
+    build_index(
+        [docs],
+        target,
+        embeddings=fake(),
+        query_model=FakeListChatModel(responses=["What landed on the Moon?"]),
+        pseudo_queries=2,
+        progress=False,
+    )
+    return target
+
+
+def run_index(docs: Path, target: Path) -> int:
+    return main(["index", str(docs), "--index", str(target), "--pseudo-queries", "0", "--quiet"])
+
+
+def one_error_line(err: str, *fragments: str) -> str:
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("judged-rag: error: ")]
+    assert len(lines) == 1, err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (hidden ones included) and its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def rewrite_manifest(index: Path, **changes: Any) -> dict[str, Any]:
+    manifest: dict[str, Any] = json.loads((index / "manifest.json").read_text())
+    manifest.update(changes)
+    (index / "manifest.json").write_text(json.dumps(manifest))
+    return manifest
+
+
+def craft_gate(index: Path, similarity: str) -> None:
+    """Put a raw JSON similarity in gate.json and a matching checksum in the manifest."""
+    gate_file = index / "gate.json"
+    gate = json.loads(gate_file.read_text())
+    assert len(gate["entries"]) == 2
+    gate["entries"][1]["similarity"] = "@@"
+    gate_file.write_text(json.dumps(gate).replace('"@@"', similarity))
+    manifest = json.loads((index / "manifest.json").read_text())
+    manifest["checksums"]["gate.json"] = hashlib.sha256(gate_file.read_bytes()).hexdigest()
+    (index / "manifest.json").write_text(json.dumps(manifest))
+
+
+# --- folders that are not judged-rag's ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        (b'// browser extension\n{"manifest_version": 3}\n', "unreadable"),
+        (b"[1, 2, 3]", "format 'list'"),
+        (b'\xff\xfe{"format": "judged-rag-hybrid-index"}', "unreadable"),
+        (b'{"name": "my-extension", "manifest_version": 3}', "format None"),
+        (json.dumps({"format": FORMAT, "version": 2}).encode(), "version 2"),
+        (json.dumps({"format": FORMAT, "version": True}).encode(), "version True"),
+    ],
+    ids=[
+        "comment-manifest",
+        "json-list",
+        "not-utf8",
+        "foreign-json",
+        "other-version",
+        "bool-version",
+    ],
+)
+def test_a_folder_with_a_foreign_manifest_is_refused_and_kept(
+    manifest: bytes,
+    message: str,
+    docs: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    target = tmp_path / "extension"
+    target.mkdir()
+    (target / "manifest.json").write_bytes(manifest)
+    (target / "thesis.txt").write_text("four years of work")
+    before = snapshot(target)
+
+    assert run_index(docs, target) == 2
+    one_error_line(capsys.readouterr().err, f"refusing to replace {target}", message)
+    assert snapshot(target) == before
+    assert not sibling(target, "old").exists() and not sibling(target, "building").exists()
+    with pytest.raises(ForeignDataError):  # the Python API refuses the same way
+        build_index([docs], target, embeddings=fake(), progress=False)
+    assert snapshot(target) == before
+
+
+def test_a_comment_manifest_in_a_real_process(docs: Path, tmp_path: Path) -> None:
+    target = tmp_path / "f"
+    target.mkdir()
+    (target / "manifest.json").write_text("// x\n")
+    (target / "thesis.txt").write_text("work")
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "judged_rag.cli", "index", str(docs)),
+            *("--index", str(target), "--pseudo-queries", "0", "--quiet"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    one_error_line(done.stderr, "refusing to replace")
+    assert (target / "thesis.txt").read_text() == "work"
+
+
+def test_an_empty_folder_becomes_the_index(docs: Path, tmp_path: Path) -> None:
+    target = tmp_path / "made-for-it"
+    target.mkdir()
+    assert build_index([docs], target, embeddings=fake(), progress=False).files == 2
+    assert (target / "manifest.json").is_file() and (target / MARKER).is_file()
+    assert not sibling(target, "old").exists() and not sibling(target, "building").exists()
+
+
+# --- a real index holding files judged-rag did not write ---------------------------------
+
+
+@pytest.mark.parametrize("added", ["notes.txt", "bm25/notes.txt", "drafts/"])
+def test_a_user_file_inside_an_index_with_corrupt_data_is_kept(
+    added: str, index: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if added.endswith("/"):
+        (index / added).mkdir()
+        (index / added / "chapter1.txt").write_text("mine")
+    else:
+        (index / added).write_text("mine")
+    chunks = index / "chunks.json"
+    chunks.write_bytes(chunks.read_bytes()[:-20])  # a corrupt data file of the index
+    with pytest.raises(IndexFormatError, match="checksum"):
+        open_index(index, embeddings=fake())
+    before = snapshot(index)
+
+    assert run_index(docs, index) == 2
+    one_error_line(
+        capsys.readouterr().err, f"refusing to rebuild the index {index}", added.rstrip("/")
+    )
+    assert snapshot(index) == before
+
+    # Once the user's entry is moved away, the corrupt index is rebuilt.
+    target = index / added.rstrip("/")
+    if target.is_dir():
+        shutil.rmtree(target)
+    else:
+        target.unlink()
+    stats = build_index([docs], index, embeddings=fake(), progress=False)
+    assert stats.files == 2 and stats.unchanged == 0
+    assert len(open_index(index, embeddings=fake()).store.chunks) == stats.chunks
+
+
+def test_a_user_file_inside_a_valid_index_is_kept_on_rebuild(
+    index: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (index / "todo.md").write_text("call the bank")
+    (index / "dense.faiss.bak").write_bytes(b"my backup")
+    assert run_index(docs, index) == 2
+    one_error_line(capsys.readouterr().err, "dense.faiss.bak, todo.md")
+    assert (index / "todo.md").read_text() == "call the bank"
+    assert (index / "dense.faiss.bak").read_bytes() == b"my backup"
+
+
+def test_an_index_file_replaced_by_a_link_is_not_followed_or_deleted(
+    index: Path, docs: Path, tmp_path: Path
+) -> None:
+    precious = tmp_path / "precious.json"
+    precious.write_text("{}")
+    (index / "gate.json").unlink()
+    (index / "gate.json").symlink_to(precious)
+    with pytest.raises(ForeignDataError, match=r"gate\.json"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert precious.read_text() == "{}" and (index / "gate.json").is_symlink()
+
+
+def test_a_file_added_during_a_build_stays_in_the_old_folder(
+    index: Path, docs: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # What a build sees when a file appears in the index folder after its checks.
+    newer = tmp_path / "newer"
+    build_index([docs], newer, embeddings=fake(), progress=False)
+    building = sibling(index, "building")
+    os.rename(newer, building)
+    (index / "late.txt").write_text("written while the build ran")
+    with caplog.at_level(logging.WARNING):
+        swap_in(building, index)
+    old = sibling(index, "old")
+    assert snapshot(old) == {"late.txt": b"written while the build ran"}
+    assert not (index / "late.txt").exists() and (index / "manifest.json").exists()
+    assert "late.txt" in caplog.text
+
+    # The next build refuses to delete it, and says where it is.
+    with pytest.raises(ForeignDataError, match=r"late\.txt"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert (old / "late.txt").exists()
+
+
+# --- hidden siblings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["old", "building"])
+def test_foreign_hidden_siblings_are_kept(
+    role: str, index: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = sibling(index, role)
+    other.mkdir()
+    (other / "draft.txt").write_text("mine")
+    assert run_index(docs, index) == 2
+    one_error_line(capsys.readouterr().err, f"refusing to delete {other}", "not a judged-rag")
+    assert (other / "draft.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("role", ["old", "building"])
+def test_a_sibling_linked_to_another_index_is_not_followed(
+    role: str, index: Path, docs: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    build_index([docs], elsewhere, embeddings=fake(), progress=False)
+    before = snapshot(elsewhere)
+    sibling(index, role).symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ForeignDataError, match="link"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert snapshot(elsewhere) == before and sibling(index, role).is_symlink()
+
+
+def test_a_foreign_old_sibling_is_not_moved_into_place(docs: Path, tmp_path: Path) -> None:
+    target = tmp_path / "index"
+    old = sibling(target, "old")
+    old.mkdir()
+    (old / "photos.txt").write_text("mine")
+    with pytest.raises(ForeignDataError, match="in the way"):
+        build_index([docs], target, embeddings=fake(), progress=False)
+    assert not target.exists() and (old / "photos.txt").read_text() == "mine"
+
+
+def test_judged_rag_siblings_with_a_user_file_are_kept(index: Path, docs: Path) -> None:
+    old = sibling(index, "old")
+    shutil.copytree(index, old)
+    (old / "notes.txt").write_text("mine")
+    with pytest.raises(ForeignDataError, match=r"notes\.txt"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert (old / "notes.txt").read_text() == "mine"
+
+    (old / "notes.txt").unlink()  # now it is only a leftover index: removed
+    assert build_index([docs], index, embeddings=fake(), progress=False).unchanged == 2
+    assert not old.exists()
+
+
+def test_a_marked_unfinished_build_is_cleared(index: Path, docs: Path) -> None:
+    building = sibling(index, "building")
+    building.mkdir()
+    (building / MARKER).write_text(
+        f"{FORMAT}: written by judged-rag, which may delete this folder\n"
+    )
+    (building / "chunks.json").write_text("{")  # half written
+    assert build_index([docs], index, embeddings=fake(), progress=False).unchanged == 2
+    assert not building.exists()
+    # A marker with other text proves nothing.
+    building.mkdir()
+    (building / MARKER).write_text("anything")
+    with pytest.raises(ForeignDataError, match="not a judged-rag index or build"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert (building / MARKER).read_text() == "anything"
+
+
+@pytest.mark.parametrize("kind", ["text", "link"])
+def test_a_foreign_lock_file_is_not_overwritten(
+    kind: str, docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "index"
+    lock = sibling(target, "lock")
+    precious = tmp_path / "precious.txt"
+    precious.write_text("do not truncate me")
+    if kind == "text":
+        lock.write_text("do not truncate me")
+    else:
+        lock.symlink_to(precious)
+    assert run_index(docs, target) == 2
+    one_error_line(capsys.readouterr().err, "not a judged-rag lock file")
+    assert lock.read_text() == "do not truncate me" and precious.read_text() == lock.read_text()
+    assert not target.exists()
+
+
+# --- unreadable input files --------------------------------------------------------------
+
+
+def test_unreadable_files_are_skipped_counted_and_reported(
+    docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(docs / "pipe.txt")  # reading it would wait for a writer forever
+    (docs / "gone.md").symlink_to(docs / "deleted.md")  # a broken link
+    (docs / "scan.pdf").write_bytes(b"%PDF-1.4 garbage, not a PDF")  # pypdf cannot parse it
+    (docs / "notes.docx").write_bytes(b"PK\x03\x04")  # unsupported, not unreadable
+    target = tmp_path / "index"
+
+    assert run_index(docs, target) == 0
+    out, err = capsys.readouterr()
+    stats = json.loads(out)
+    names = sorted(Path(p).name for p in stats["unreadable"])
+    assert names == ["gone.md", "pipe.txt", "scan.pdf"]
+    assert sorted(Path(p).name for p in stats["skipped"]) == sorted([*names, "notes.docx"])
+    assert stats["files"] == 2
+    summary = [line for line in err.splitlines() if line.startswith("judged-rag: indexed")]
+    assert len(summary) == 1, err
+    assert "skipped 1 unsupported" in summary[0] and "skipped 3 unreadable" in summary[0]
+    assert "pipe.txt" in summary[0] and "Traceback" not in err
+    assert open_index(target).store.files().keys() == {
+        str((docs / "apollo.txt").resolve()),
+        str((docs / "tea.md").resolve()),
+    }
+
+
+def test_a_file_that_became_unreadable_leaves_the_index(docs: Path, tmp_path: Path) -> None:
+    target = tmp_path / "index"
+    build_index([docs], target, embeddings=fake(), progress=False)
+    (docs / "tea.md").unlink()
+    os.mkfifo(docs / "tea.md")
+    stats = build_index([docs], target, embeddings=fake(), progress=False)
+    assert [Path(p).name for p in stats.unreadable] == ["tea.md"]
+    assert (stats.files, stats.unchanged, stats.removed) == (1, 1, 1)
+
+
+def test_a_fifo_given_by_name_does_not_hang(docs: Path, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "feed.txt")
+    stats = build_index(
+        [tmp_path / "feed.txt", docs], tmp_path / "index", embeddings=fake(), progress=False
+    )
+    assert [Path(p).name for p in stats.unreadable] == ["feed.txt"]
+    with pytest.raises(IndexBuildError, match="nothing to index"):
+        build_index([tmp_path / "feed.txt"], tmp_path / "other", embeddings=fake(), progress=False)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_a_file_without_read_permission_is_skipped(docs: Path, tmp_path: Path) -> None:
+    locked = docs / "locked.txt"
+    locked.write_text("Secret.")
+    locked.chmod(0)
+    stats = build_index([docs], tmp_path / "index", embeddings=fake(), progress=False)
+    assert [Path(p).name for p in stats.unreadable] == ["locked.txt"] and stats.files == 2
+
+
+# --- crafted manifests and gate files ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"dimension": [384]}, "'dimension' is [384]"),
+        ({"dimension": True}, "'dimension' is True"),
+        ({"dimension": 16.0}, "'dimension' is 16.0"),
+        ({"embedding_model": None}, "'embedding_model'"),
+        ({"settings": []}, "'settings'"),
+        ({"files": "2"}, "'files'"),
+        ({"checksums": {"chunks.json": "0" * 64}}, "'checksums' lists no chunks or dense"),
+    ],
+    ids=lambda v: str(v)[:24],
+)
+def test_a_mistyped_manifest_field_is_named(
+    changes: dict[str, Any],
+    field: str,
+    index: Path,
+    docs: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rewrite_manifest(index, **changes)
+    with pytest.raises(IndexFormatError) as caught:
+        open_index(index, embeddings=fake())
+    assert field in str(caught.value)
+
+    assert main(["ask", "When?", "--index", str(index)]) == 2
+    one_error_line(capsys.readouterr().err, field)
+
+    before = snapshot(index)  # not judged-rag's manifest any more: not rebuilt
+    assert run_index(docs, index) == 2
+    one_error_line(capsys.readouterr().err, "refusing to replace", field)
+    assert snapshot(index) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "digest", "message"),
+    [
+        ("chunks.json", 1, "'checksums.chunks.json' is 1, not a SHA-256"),
+        ("../../etc/passwd", "0" * 64, "names a file outside the index: '../../etc/passwd'"),
+        ("/etc/passwd", "0" * 64, "names a file outside the index: '/etc/passwd'"),
+    ],
+    ids=["digest-not-text", "dot-dot", "absolute"],
+)
+def test_a_crafted_checksum_list_is_refused(
+    name: str, digest: object, message: str, index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = json.loads((index / "manifest.json").read_text())
+    rewrite_manifest(index, checksums={**manifest["checksums"], name: digest})
+    assert main(["ask", "When?", "--index", str(index)]) == 2
+    one_error_line(capsys.readouterr().err, message)
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_manifest_values_are_refused(
+    raw: str, index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (index / "manifest.json").read_text()
+    manifest = json.loads(text)
+    manifest["settings"]["chunk_threshold"] = "@@"
+    (index / "manifest.json").write_text(json.dumps(manifest).replace('"@@"', raw))
+    assert main(["ask", "When?", "--index", str(index)]) == 2
+    one_error_line(capsys.readouterr().err, "'settings.chunk_threshold' is not a finite number")
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", "7.5", '"0.9"', "true"])
+def test_gate_similarities_must_be_cosines(
+    raw: str, index: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert open_index(index, embeddings=fake()).gate_similarities is not None
+    craft_gate(index, raw)
+    with pytest.raises(IndexFormatError, match=r"gate\.json: entries\[1\]\.similarity"):
+        open_index(index, embeddings=fake())
+    assert main(["ask", "When?", "--index", str(index)]) == 2
+    one_error_line(capsys.readouterr().err, "entries[1].similarity")
+
+    # The index is judged-rag's and holds only its own files: a rebuild replaces it.
+    stats = build_index([docs], index, embeddings=fake(), progress=False)
+    assert stats.files == 2
+    assert open_index(index, embeddings=fake()).gate_similarities is None
+
+
+def test_a_mistyped_files_list_is_rebuilt_not_a_traceback(index: Path, docs: Path) -> None:
+    files = index / "files.json"
+    files.write_text(json.dumps({"/somewhere/a.txt": 5}))
+    manifest = json.loads((index / "manifest.json").read_text())
+    manifest["checksums"]["files.json"] = hashlib.sha256(files.read_bytes()).hexdigest()
+    (index / "manifest.json").write_text(json.dumps(manifest))
+    stats = build_index([docs], index, embeddings=fake(), progress=False)
+    assert (stats.files, stats.added, stats.unchanged) == (2, 2, 0)
