@@ -184,17 +184,40 @@ def _index(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
     else:
-        from judged_rag.indexing import build_index
+        from judged_rag.indexing import IndexBuildError, build_index
 
-        stats = build_index(
-            paths,
-            Path(args.index).expanduser(),
-            query_model=query_model,
-            pseudo_queries=args.pseudo_queries,
-            progress=not args.quiet,
-        )
+        try:
+            stats = build_index(
+                paths,
+                Path(args.index).expanduser(),
+                query_model=query_model,
+                pseudo_queries=args.pseudo_queries,
+                progress=not args.quiet,
+            )
+        except FileNotFoundError:
+            raise
+        except OSError as exc:  # e.g. a folder that cannot be written, a full disk
+            raise IndexBuildError(f"cannot build the index {args.index}: {exc}") from exc
     print(json.dumps(stats.__dict__, indent=2, default=str))
+    print(_index_summary(stats), file=sys.stderr)
     return 0
+
+
+def _index_summary(stats: Any) -> str:
+    """One line for people: what was indexed and what was skipped, and why."""
+    line = (
+        f"judged-rag: indexed {stats.files} files into {stats.chunks} chunks "
+        f"({stats.added} added, {stats.changed} changed, {stats.unchanged} unchanged, "
+        f"{stats.removed} removed)"
+    )
+    unreadable = list(stats.unreadable)
+    unsupported = len(stats.skipped) - len(unreadable)
+    if unsupported:
+        line += f"; skipped {unsupported} unsupported"
+    if unreadable:
+        shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
+        line += f"; skipped {len(unreadable)} unreadable: {shown}"
+    return line
 
 
 def _load_graph(spec: str) -> Any:
@@ -230,11 +253,13 @@ def _serve(args: argparse.Namespace) -> int:
         settings=settings,
         checkpointer=args.checkpointer,
         run_threads=args.run_threads,
+        allowed_hosts=args.allowed_host or (),
     )
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"judged-rag: warning: serving on {args.host} without an API key "
-            "(set one with --api-key-env NAME)",
+            "(set one with --api-key-env NAME); only requests for loopback Host names "
+            "and --allowed-host ones are answered",
             file=sys.stderr,
         )
     serve(app, host=args.host, port=args.port)
@@ -306,7 +331,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="environment variable holding the API key every request must send as X-API-Key",
     )
     serve_.add_argument(
-        "--graph", metavar="MODULE:ATTR", help="compiled graph to serve (default: judged-rag's)"
+        "--graph",
+        metavar="MODULE:ATTR",
+        help="graph to serve: a function called as f(settings=..., remote=True), like "
+        "build_graph, or a graph compiled with remote=True (default: judged-rag's)",
     )
     serve_.add_argument("--index", help="index directory (default: the sample knowledge base)")
     serve_.add_argument("--model", help="chat model (clients cannot change it)")
@@ -322,6 +350,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=32,
         metavar="N",
         help="threads for blocking model calls, shared by all requests (default: 32)",
+    )
+    serve_.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="HOST",
+        help="a Host header name to serve besides 127.0.0.1, localhost and [::1] (repeat); "
+        "without an API key other hosts are refused",
     )
     common(serve_)
     serve_.set_defaults(func=_serve)
@@ -341,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     from judged_rag.components import ComponentError
-    from judged_rag.nodes.gate import InvalidInputError
+    from judged_rag.errors import InvalidInputError
 
     try:
         code: int = args.func(args)

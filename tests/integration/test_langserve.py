@@ -50,7 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     key = secrets.token_urlsafe(16)
     port = free_port()
     cmd = [PYTHON, "-m", "judged_rag.cli", "serve", "--port", str(port)]
-    cmd += ["--api-key-env", KEY_ENV, "--graph", "tests.integration.server_graph:graph"]
+    cmd += ["--api-key-env", KEY_ENV, "--graph", "tests.integration.server_graph:make_graph"]
     log = base / "server.log"
     proc = start(cmd, cwd=base, log=log, env=env_with_repo_on_path(**{KEY_ENV: key}))
     srv = Server(f"http://127.0.0.1:{port}", key)

@@ -5,6 +5,6 @@ LangServe is in maintenance mode; the LangGraph API server (`langgraph dev` /
 `langserve fastapi uvicorn sse-starlette`.
 """
 
-from judged_rag.serve.app import SERVER_ONLY_SETTINGS, create_app, serve
+from judged_rag.serve.app import OPERATOR_SETTINGS, create_app, serve
 
-__all__ = ["SERVER_ONLY_SETTINGS", "create_app", "serve"]
+__all__ = ["OPERATOR_SETTINGS", "create_app", "serve"]

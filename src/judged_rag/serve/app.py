@@ -11,19 +11,49 @@ Routes under `/judged-rag`: `/invoke`, `/batch`, `/stream`, `/stream_log`,
 
 What this adapter adds to a bare `add_routes(app, graph)`:
 
-- Clients pass settings as `config={"configurable": {...}}`. Only the settings they name
-  reach the run, so presets work; a bare compiled graph would fill in every default and
-  silently override the preset. Settings that reach the server's network or disk
-  (`SERVER_ONLY_SETTINGS`) are fixed by the operator, not by clients.
-- Invalid input or settings give HTTP 422 on every route, streams included, because they
-  are checked before the run starts.
+- Settings: clients pass them as `config={"configurable": {...}}`. The schema lists
+  exactly `CLIENT_SETTINGS` (quality knobs, and budgets a client may only lower). The
+  per-request config modifier is LangServe's single choke point, on every route that
+  runs the graph (streams and `/batch` included): it resolves what the client sent
+  with `client_configuration` under the operator's settings and answers 422 naming
+  each refused setting (an operator setting with a value other than the server's, a
+  budget above the operator's, an unknown name, an invalid value). It then builds the
+  run's `configurable` from scratch: the resolved settings, plus `thread_id` when
+  threads are kept; nothing else a client sent (e.g. `checkpoint_id`) reaches the graph.
+- Redaction: the default graph is `build_graph(settings=<operator's>, remote=True)`. It
+  holds the operator's settings and treats each run's as a client's: it checks them
+  again, and redacts failure messages (which name hosts, ports, paths) in the trace
+  events it emits. That is done in the graph rather than by rewriting the adapter's
+  output because `/stream_log` and `/stream_events` show every node's output, not only
+  the final one. Such a graph is handed only the resolved client settings, so operator
+  values never enter a run's config (LangChain copies its `model` into the metadata
+  `/stream_events` returns). Give a graph of your own as a factory called
+  `f(settings=..., remote=True)` (as `build_graph` takes them), or compiled with
+  `remote=True` and the same settings. A compiled graph built without `remote=True` is
+  handed all the resolved settings (its only way to get the operator's) and does not
+  redact: a warning says so at startup.
+- Requests are checked before LangServe reads them, first by the guard the LangGraph
+  server has too (`judged_rag.http_guard.RequestGuard`): without an API key, the Host
+  header must name a loopback host (127.0.0.1, localhost, [::1], any port) or one of
+  `allowed_hosts` (400), so a web page cannot reach the server through DNS rebinding;
+  a body must be `application/json` (415), so a page cannot post a form to it either;
+  and it is at most `max_body_bytes`, counted while reading, chunked bodies too (413).
+  With an API key (`X-API-Key` header, 401 without) every route needs it, and the Host
+  check applies only when `allowed_hosts` are given. Then a body must be valid UTF-8
+  JSON nested at most `MAX_JSON_DEPTH` deep (400), `/batch` takes at most `max_batch`
+  inputs (413), and a path is at most `MAX_PATH_CHARS` long (414; it may carry a
+  compressed config). Invalid input or settings give 422 on every route, streams
+  included, because they are checked before the run starts. No client error gives a
+  500 or a logged traceback.
 - `/stream_log` and `/stream_events` serialise LangGraph's `Send` packets (LangServe's
   serialiser cannot, and the judge fan-out uses them).
-- An optional API key (`X-API-Key` header) guards every route.
 - An optional checkpointer (`checkpointer="sqlite:PATH"`) keeps threads across runs and
-  server restarts: clients then name their thread as `configurable.thread_id` (422
-  without one), and `GET /judged-rag/threads/{thread_id}/state` and `/history` read it
-  back. Any client holding the API key can read any thread it can name.
+  server restarts: clients name their thread as `configurable.thread_id` (422 without
+  one); `POST /judged-rag/threads` returns a fresh random id, and
+  `GET /judged-rag/threads/{thread_id}/state` and `/history` read a thread back. A
+  thread id is 1-128 characters from `A-Z a-z 0-9 . _ : -`. It is a bearer capability:
+  anyone who may call the server (holding the API key, if one is set) and knows a
+  thread's id can read and continue it, so prefer the server's random ids to names.
 """
 
 from __future__ import annotations
@@ -33,7 +63,9 @@ import contextlib
 import dataclasses
 import hmac
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
+import re
+import uuid
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, get_type_hints
@@ -44,28 +76,51 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.pregel import Pregel
 from langgraph.types import Overwrite, Send
 from langserve import add_routes
 from langserve.serialization import WellKnownLCSerializer
 from langserve.serialization import default as langserve_default
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope
+from starlette.types import Send as ASGISend
 from typing_extensions import Self
 
-from judged_rag.configuration import Configuration
+from judged_rag.configuration import (
+    ACCESS,
+    CLIENT_SETTINGS,
+    ClientSettings,
+    Configuration,
+    SettingsRefused,
+    client_configuration,
+)
+from judged_rag.core.inputs import validate_input
+from judged_rag.errors import InvalidInputError
 from judged_rag.graph.builder import Graph
-from judged_rag.nodes.gate import InvalidInputError, validate_input
+from judged_rag.http_guard import BODY_METHODS, RequestGuard
 from judged_rag.state import OutputState, State
 
 logger = logging.getLogger(__name__)
 
 PATH = "/judged-rag"
 API_KEY_HEADER = "X-API-Key"
-SERVER_ONLY_SETTINGS: tuple[str, ...] = ("model", "judge_model", "base_url", "index_dir")
-"""Settings clients may not change: they choose what the server connects to or reads."""
+OPERATOR_SETTINGS: frozenset[str] = frozenset(k for k, v in ACCESS.items() if v == "operator")
+"""Settings only the operator gives (`settings=`); a client may name one only with the
+server's own value. Every other setting is in `CLIENT_SETTINGS`."""
 THREAD_ID = "thread_id"
+THREAD_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+"""A thread id: 1-128 characters, safe in a URL path and a log line."""
 HISTORY_LIMIT = 100
 RUN_THREADS = 32
 """Threads for the graph's blocking steps (model calls, retrieval), shared by all runs."""
+MAX_BODY_BYTES = 256 * 1024
+MAX_BATCH = 16
+MAX_JSON_DEPTH = 32
+MAX_PATH_CHARS = 2048
+
+GraphFactory = Callable[..., Graph]
+"""Builds the graph to serve from keyword arguments `settings` and `remote`."""
 
 
 class JudgedRagInput(BaseModel):
@@ -89,17 +144,19 @@ class JudgedRagInput(BaseModel):
         return self
 
 
-def _settings_specs(locked: Collection[str], *, threads: bool) -> list[ConfigurableFieldSpec]:
-    """Every setting a client may send, optional (unset ones keep the server's value).
+def _settings_specs(server: Configuration, *, threads: bool) -> list[ConfigurableFieldSpec]:
+    """Every setting a client may send (`CLIENT_SETTINGS`), optional.
 
-    With `threads`, also the thread to run on (required by the config modifier).
+    Unset ones keep the server's value, which each description shows. With `threads`,
+    also the thread to run on (required by the config modifier).
     """
     hints = get_type_hints(Configuration)
     thread = ConfigurableFieldSpec(
         id=THREAD_ID,
         annotation=str | None,
         name=THREAD_ID,
-        description="The thread to run on: its state is kept and each run continues it.",
+        description="The thread to run on: its state is kept and each run continues it. "
+        "1-128 characters from A-Z a-z 0-9 . _ : - (POST /judged-rag/threads makes one).",
         default=None,
     )
     return ([thread] if threads else []) + [
@@ -107,11 +164,13 @@ def _settings_specs(locked: Collection[str], *, threads: bool) -> list[Configura
             id=f.name,
             annotation=hints[f.name] | None,
             name=f.name,
-            description=f"{f.metadata.get('description', '')} (default: {f.default!r})",
+            description=f"{f.metadata['description']}"
+            f"{' A budget: it may only be lowered.' if ACCESS[f.name] == 'ceiling' else ''}"
+            f" Server: {getattr(server, f.name)!r}.",
             default=None,
         )
         for f in dataclasses.fields(Configuration)
-        if f.name not in locked
+        if f.name in CLIENT_SETTINGS
     ]
 
 
@@ -147,10 +206,9 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
         fields: dict[str, Any] = {
             s.id: (s.annotation, Field(default=None, description=s.description)) for s in specs
         }
-        settings = create_model(
-            "JudgedRagSettings", __config__=ConfigDict(extra="forbid"), **fields
-        )
-        # Validates what clients send: unknown or server-only settings are refused (422).
+        # Other names pass through to the config modifier, which refuses unknown ones and
+        # accepts an operator setting only with the server's value (forms echo it back).
+        settings = create_model("JudgedRagSettings", __config__=ConfigDict(extra="allow"), **fields)
         self._config_model = create_model(
             "JudgedRagConfig",
             configurable=(settings | None, Field(default=None, description="Run settings.")),
@@ -205,29 +263,145 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
         return {k: v for k, v in values.items() if k in self._output_keys}
 
 
+def check_thread_id(thread_id: Any) -> str:
+    """`thread_id` if it is a valid thread id.
+
+    Raises:
+        HTTPException: 422, it is not.
+    """
+    if not isinstance(thread_id, str) or not THREAD_ID_PATTERN.fullmatch(thread_id):
+        raise HTTPException(
+            422, "thread_id must be 1-128 characters from A-Z a-z 0-9 . _ : - (see POST /threads)"
+        )
+    return thread_id
+
+
 def _config_modifier(
-    server_settings: Mapping[str, Any], locked: Collection[str], *, threads: bool
+    server_settings: Mapping[str, Any], *, threads: bool, passed: Collection[str]
 ) -> Callable[[dict[str, Any], Request], dict[str, Any]]:
+    """The per-request config modifier: the run's resolved settings, or 422.
+
+    Args:
+        server_settings: The operator's settings.
+        threads: Runs need a `thread_id`.
+        passed: The resolved settings handed to the graph in `configurable`.
+    """
+
     def modify(config: dict[str, Any], request: Request) -> dict[str, Any]:
         sent = {k: v for k, v in (config.get("configurable") or {}).items() if v is not None}
         thread_id = sent.pop(THREAD_ID, None)
-        refused = sorted(set(sent) & set(locked))
-        if refused:  # unreachable through the schema; kept as a second lock
-            raise HTTPException(422, f"setting(s) fixed by the server: {', '.join(refused)}")
-        merged = {**server_settings, **sent}
+        unknown = sorted(set(sent) - set(ACCESS))
+        if unknown:
+            raise HTTPException(422, f"unknown setting(s): {', '.join(unknown)}"[:500])
         try:
-            Configuration.from_mapping(merged, strict=True)
-        except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
+            cfg = client_configuration(server_settings, sent)
+        except SettingsRefused as exc:
+            raise HTTPException(422, str(exc)[:2000]) from None
+        configurable = {k: v for k, v in dataclasses.asdict(cfg).items() if k in passed}
         if threads:
-            if not thread_id or not str(thread_id).strip():
+            if thread_id is None:
                 raise HTTPException(
                     422, "this server keeps threads: name one as config.configurable.thread_id"
                 )
-            merged[THREAD_ID] = str(thread_id)
-        return {**config, "configurable": merged}
+            configurable[THREAD_ID] = check_thread_id(thread_id)
+        elif thread_id is not None:
+            raise HTTPException(422, "this server keeps no threads: send no thread_id")
+        return {**config, "configurable": configurable}
 
     return modify
+
+
+def _too_deep(document: Any, limit: int) -> bool:
+    """Whether JSON containers nest more than `limit` deep (iteratively: no recursion)."""
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Collection[Any] = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+class _LangServeGuard:
+    """What LangServe needs checked before it reads a request, behind `RequestGuard`.
+
+    `RequestGuard` has already checked the Host, the content type and the body's size
+    (and read the body whole). This checks the path's length and the API key, then
+    parses a body once: valid UTF-8 JSON (LangServe's own parsing answers 500 to bad
+    UTF-8 and deep nesting), at most `MAX_JSON_DEPTH` deep, at most `max_batch` inputs
+    to `/batch`. Each refusal is a short JSON `detail`; the body is handed on unchanged.
+    """
+
+    def __init__(self, app: ASGIApp, *, api_key: str | None, max_batch: int) -> None:
+        self.app = app
+        self.key = api_key.encode("utf-8") if api_key else None
+        self.max_batch = max_batch
+
+    async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self._check_head(scope)
+        if refusal is None and scope["method"] not in BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        more = refusal is None
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        if refusal is None and body:
+            refusal = self._check_body(scope["path"], bytes(body))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # the disconnect that streaming responses wait for
+            replayed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    def _check_head(self, scope: Scope) -> Response | None:
+        if len(scope["path"]) > MAX_PATH_CHARS:
+            return _refuse(414, f"the path is longer than {MAX_PATH_CHARS} characters")
+        if self.key is not None:
+            given = Headers(scope=scope).get(API_KEY_HEADER, "").encode("utf-8")
+            if not hmac.compare_digest(given, self.key):
+                response = _refuse(401, f"missing or invalid {API_KEY_HEADER} header")
+                response.headers["WWW-Authenticate"] = API_KEY_HEADER
+                return response
+        return None
+
+    def _check_body(self, path: str, body: bytes) -> Response | None:
+        try:
+            document = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            return _refuse(400, f"the body is not valid UTF-8 JSON: {str(exc)[:200]}")
+        if _too_deep(document, MAX_JSON_DEPTH):
+            return _refuse(400, f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels")
+        inputs = document.get("inputs") if isinstance(document, dict) else None
+        is_batch = path.startswith(f"{PATH}/") and path.endswith("/batch")
+        if is_batch and isinstance(inputs, list) and len(inputs) > self.max_batch:
+            return _refuse(413, f"a batch takes at most {self.max_batch} inputs")
+        return None
+
+
+def _refuse(status_code: int, detail: str) -> Response:
+    return JSONResponse({"detail": detail}, status_code=status_code)
 
 
 def parse_checkpointer(spec: str) -> Path:
@@ -265,11 +439,16 @@ def _json(payload: Any, status_code: int = 200) -> Response:
 
 
 def _add_thread_routes(app: FastAPI, served: _ServedGraph) -> None:
-    """Read a thread back: its latest state, and the history of its checkpoints."""
+    """Start a thread, and read one back: its latest state, and its checkpoints."""
     visible = frozenset(OutputState.__annotations__) | {"question", "options", "task_type"}
 
     def thread_config(thread_id: str) -> RunnableConfig:
-        return {"configurable": {THREAD_ID: thread_id}}
+        return {"configurable": {THREAD_ID: check_thread_id(thread_id)}}
+
+    @app.post(f"{PATH}/threads")
+    async def new_thread() -> Response:
+        """A fresh random thread id; whoever knows it can read and continue the thread."""
+        return _json({"thread_id": str(uuid.uuid4())})
 
     @app.get(f"{PATH}/threads/{{thread_id}}/state")
     async def thread_state(thread_id: str) -> Response:
@@ -291,6 +470,7 @@ def _add_thread_routes(app: FastAPI, served: _ServedGraph) -> None:
     @app.get(f"{PATH}/threads/{{thread_id}}/history")
     async def thread_history(thread_id: str, limit: int = 20) -> Response:
         """The thread's checkpoints, newest first (at most `limit`, up to 100)."""
+        config = thread_config(thread_id)
         limit = max(1, min(limit, HISTORY_LIMIT))
         checkpoints = [
             {
@@ -304,7 +484,7 @@ def _add_thread_routes(app: FastAPI, served: _ServedGraph) -> None:
                 "next": list(s.next),
                 "question": s.values.get("question") if isinstance(s.values, dict) else None,
             }
-            async for s in served.graph.aget_state_history(thread_config(thread_id), limit=limit)
+            async for s in served.graph.aget_state_history(config, limit=limit)
         ]
         if not checkpoints:
             return _json({"detail": f"no thread {thread_id!r}"}, 404)
@@ -312,48 +492,69 @@ def _add_thread_routes(app: FastAPI, served: _ServedGraph) -> None:
 
 
 def create_app(
-    graph: Graph | None = None,
+    graph: Graph | GraphFactory | None = None,
     *,
     api_key: str | None = None,
     settings: Mapping[str, Any] | None = None,
-    locked_settings: Collection[str] = SERVER_ONLY_SETTINGS,
     checkpointer: str | None = None,
     run_threads: int = RUN_THREADS,
+    allowed_hosts: Collection[str] = (),
+    max_body_bytes: int = MAX_BODY_BYTES,
+    max_batch: int = MAX_BATCH,
 ) -> FastAPI:
     """A FastAPI app serving the workflow at `/judged-rag` with LangServe.
 
     Args:
-        graph: The compiled workflow (built without a checkpointer); default: the
-            module-level `graph` with its default components.
+        graph: The workflow (built without a checkpointer): a factory called as
+            `graph(settings=settings, remote=True)`, or a compiled graph built with
+            `remote=True` and the same `settings`; default:
+            `build_graph(settings=settings, remote=True)` with default components.
         api_key: When set, every route requires it in the `X-API-Key` header (401 without).
-        settings: The server's settings, under each request's own (preset and values,
-            as in `Configuration.from_mapping`).
-        locked_settings: Settings only `settings` may give; clients sending them get 422.
+        settings: The operator's settings (preset and values, as in
+            `Configuration.from_mapping`); clients may change `CLIENT_SETTINGS` only,
+            and lower, never raise, the budgets among them.
         checkpointer: `sqlite:PATH` to keep threads in that SQLite file (created if
             absent), across runs and restarts; clients then send `thread_id`.
         run_threads: Threads running the graph's sync nodes for all requests together.
             Each blocking model call holds one; asyncio's default pool has only
             `min(32, cores + 4)`, which on a small machine caps the server at a few
             concurrent calls however fast the model is.
+        allowed_hosts: Host names (as in the Host header; any port) served besides the
+            loopback ones. Without an API key only these and loopback names are served;
+            with one, all hosts are, unless some are given here.
+        max_body_bytes: The largest request body accepted (413 above).
+        max_batch: The most inputs one `/batch` request may carry (413 above).
 
     Raises:
         ValueError: `settings` are not valid settings, the checkpointer spec is not
-            `sqlite:PATH`, the graph already has a checkpointer, or `run_threads` < 1.
+            `sqlite:PATH`, the graph already has a checkpointer, or a limit is below 1.
     """
-    if graph is None:
-        from judged_rag.graph.builder import graph as default_graph
+    from judged_rag.graph.builder import build_graph
 
-        graph = default_graph
     server_settings = dict(settings or {})
-    Configuration.from_mapping(server_settings, strict=True)
-    locked = frozenset(locked_settings)
+    server = Configuration.from_mapping(server_settings, strict=True)
+    if graph is None:
+        graph = build_graph(settings=server_settings, remote=True)
+    elif not isinstance(graph, Pregel):
+        graph = graph(settings=server_settings, remote=True)
+    remote = graph.context_schema is ClientSettings
+    if not remote:
+        logger.warning(
+            "the served graph was not built with remote=True: failure messages in its "
+            "trace (hosts, ports, paths) and the model's name reach clients"
+        )
     database = parse_checkpointer(checkpointer) if checkpointer else None
     if database is not None and graph.checkpointer is not None:
         raise ValueError("the graph was compiled with a checkpointer: give it no other")
     threads = database is not None
-    if run_threads < 1:
-        raise ValueError(f"run_threads must be at least 1, got {run_threads}")
-    served = _ServedGraph(graph, _settings_specs(locked, threads=threads))
+    for name, value in [
+        ("run_threads", run_threads),
+        ("max_body_bytes", max_body_bytes),
+        ("max_batch", max_batch),
+    ]:
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    served = _ServedGraph(graph, _settings_specs(server, threads=threads))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -392,33 +593,23 @@ def create_app(
         logger.error("unexpected validation error", exc_info=exc)
         return JSONResponse({"detail": "Internal Server Error"}, status_code=500)
 
-    if api_key:
-        expected = api_key.encode("utf-8")
-
-        @app.middleware("http")
-        async def require_api_key(
-            request: Request, call_next: Callable[[Request], Awaitable[Response]]
-        ) -> Response:
-            given = request.headers.get(API_KEY_HEADER, "").encode("utf-8")
-            if not hmac.compare_digest(given, expected):
-                return JSONResponse(
-                    {"detail": f"missing or invalid {API_KEY_HEADER} header"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": API_KEY_HEADER},
-                )
-            return await call_next(request)
-
     if threads:
         _add_thread_routes(app, served)
     add_routes(
         app,
         served,
         path=PATH,
-        per_req_config_modifier=_config_modifier(server_settings, locked, threads=threads),
+        per_req_config_modifier=_config_modifier(
+            server_settings, threads=threads, passed=CLIENT_SETTINGS if remote else ACCESS
+        ),
         serializer=_Serializer(),
         enable_feedback_endpoint=False,
         enable_public_trace_link_endpoint=False,
     )
+    # The last middleware added runs first: Host, content type and size, then the rest.
+    app.add_middleware(_LangServeGuard, api_key=api_key, max_batch=max_batch)
+    hosts = None if api_key and not allowed_hosts else list(allowed_hosts)
+    app.add_middleware(RequestGuard, allowed_hosts=hosts, max_body=max_body_bytes)
     return app
 
 
