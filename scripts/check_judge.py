@@ -18,7 +18,7 @@ from judged_rag.components.llm import CallContext, structured_call
 from judged_rag.components.local_model import stop_all_servers
 from judged_rag.components.models import load_chat_model, structured_output_method
 from judged_rag.configuration import Configuration
-from judged_rag.nodes._shared import fence
+from judged_rag.core.documents import fence
 from judged_rag.nodes.judge import FALLBACK
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceJudgment

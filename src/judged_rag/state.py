@@ -11,6 +11,9 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
+UNKNOWN = "Unknown"
+"""The answer of a run that abstained (SRA's "Unknown")."""
+
 TaskType = Literal["open", "closed"]
 Label = Literal["highly_relevant", "somewhat_relevant", "not_relevant"]
 Alignment = Literal["full", "partial", "none", "unchecked"]
@@ -143,41 +146,56 @@ class OutputState(TypedDict):
 
 
 class State(InputState, OutputState):
-    """The internal working state shared by all nodes."""
+    """The internal working state shared by all nodes (reset by `start` on every run)."""
 
     started_at: NotRequired[float]
+    """When the run started (epoch seconds), for the `seconds` budget and the cost."""
     resolved_task: NotRequired[TaskType]
+    """The task type in force: the caller's, or inferred from the options."""
     gate_route: NotRequired[Literal["retrieve", "direct"]]
-    components: NotRequired[list[str]]
-    """Syntactic components of the question (GGatrieval)."""
+    """The gate's decision: use the knowledge base, or answer from the model directly."""
+    query_parts: NotRequired[list[str]]
+    """Syntactic components of the question (GGatrieval), written by `parse`."""
     queries: NotRequired[list[str]]
     """Queries for the next retrieval (the question first, then rewrites)."""
     iteration: NotRequired[int]
+    """Retrieve-judge round, 0-based; `rewrite` advances it (bounded by `max_iterations`)."""
     documents: NotRequired[list[Doc]]
     """All documents retrieved so far in this run, merged across iterations."""
     pending: NotRequired[list[str]]
     """Ids of documents retrieved in this iteration and not judged yet."""
     judgments: NotRequired[Annotated[list[Judgment], operator.add]]
+    """Every judgment of the run, one per (document, iteration), added by the judge tasks."""
     sufficient: NotRequired[bool]
+    """Whether `assess` found the support sufficient (ends the rewrite loop)."""
     web_results: NotRequired[list[Doc]]
+    """K_W: the web-search results, once searched."""
     web_searched: NotRequired[bool]
+    """Whether the web was searched in this run (it is searched at most once)."""
     needs_web: NotRequired[bool]
+    """The combination reached K_W before the web was searched: search, then combine again."""
     combination: NotRequired[str]
+    """The strategy the combination used."""
     knowledge: NotRequired[list[Doc]]
+    """What the generator reads: the combination's documents, numbered for citations."""
     draft: NotRequired[str]
+    """The generator's reply, before verification decides whether it is the answer."""
     feedback: NotRequired[list[str]]
     """Claims the verifier found unsupported, handed to the next generation."""
     regenerations: NotRequired[int]
+    """Generations after the first (bounded by `max_regenerations`)."""
     budget_exhausted: NotRequired[str | None]
     """Which per-question budget ran out ('llm_calls', 'tokens', 'seconds'), if any."""
     verdict: NotRequired[Literal["accept", "regenerate", "abstain"]]
+    """The verifier's decision about the draft."""
 
 
 class JudgeTask(TypedDict):
     """Payload of one parallel judge task (sent with `Send`)."""
 
     question: str
-    components: list[str]
+    query_parts: list[str]
+    """The question's syntactic components, for alignment."""
     document: Doc
     iteration: int
     calls: NotRequired[int]

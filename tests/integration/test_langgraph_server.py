@@ -35,7 +35,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 LANGGRAPH = str(Path(sys.executable).parent / "langgraph")
 QUESTION = {"question": "What is the capital of France?"}
-NODES = ["gate", "parse", "retrieve", "judge", "judge", "assess", "combine", "generate", "verify"]
+NODES = [
+    "start",
+    "gate",
+    "parse",
+    "retrieve",
+    "judge",
+    "judge",
+    "assess",
+    "combine",
+    "generate",
+    "verify",
+    "finish",
+]
 
 
 class Server:

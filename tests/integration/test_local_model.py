@@ -23,12 +23,12 @@ from pydantic import BaseModel, Field
 from judged_rag.components import ComponentError
 from judged_rag.components.local_model import (
     LocalModelServer,
-    _requests_in_flight,
     get_server,
     local_chat_model,
     resolve_model,
     stop_all_servers,
 )
+from judged_rag.components.local_model.server import _requests_in_flight
 from judged_rag.components.models import load_chat_model, structured_output_method
 
 pytestmark = pytest.mark.slow

@@ -25,7 +25,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models import FakeListChatModel
 
 from judged_rag import Components, build_graph
-from judged_rag.components import ComponentError, pgstore
+from judged_rag.components import ComponentError
 from judged_rag.components.pgstore import (
     PgHybridRetriever,
     build_pg_index,
@@ -34,6 +34,7 @@ from judged_rag.components.pgstore import (
     open_pg_index,
     postgres_checkpointer,
 )
+from judged_rag.components.pgstore import build as pgstore
 from judged_rag.configuration import get_configuration
 from judged_rag.indexing import IndexBuildError, IndexLockedError, IndexStats
 from tests.fakes import PerSchemaFakeChatModel, components, generator, label, verdict
@@ -337,7 +338,7 @@ KILLED_BUILD = """
 import sys, time
 from pathlib import Path
 from langchain_core.embeddings import DeterministicFakeEmbedding
-from judged_rag.components import pgstore
+from judged_rag.components.pgstore import build as pgstore
 
 docs, url, collection, marker = sys.argv[1:5]
 write_meta = pgstore._write_meta

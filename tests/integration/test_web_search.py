@@ -190,11 +190,9 @@ def test_broken_cache_is_rebuilt(tmp_path: Path, wiki_root: Path) -> None:
     assert OfflineWikipediaIndex.load(tmp_path).from_cache
 
 
-def test_default_cache_location_follows_judged_rag_home(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("JUDGED_RAG_HOME", str(tmp_path))
-    assert OfflineWikipediaIndex.default_cache_root() == tmp_path / "web" / "offline_wikipedia"
+def test_default_cache_location_follows_judged_rag_home(judged_rag_home: Path) -> None:
+    expected = judged_rag_home / "web" / "offline_wikipedia"
+    assert OfflineWikipediaIndex.default_cache_root() == expected
 
 
 # ------------------------------------------------------------------ factory

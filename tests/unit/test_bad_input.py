@@ -22,7 +22,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.cli import main
-from judged_rag.nodes.gate import InvalidInputError
+from judged_rag.errors import InvalidInputError
 from tests.fakes import (
     StructuredFakeChatModel,
     components,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag.configuration import STRATEGIES
-from judged_rag.nodes.combine import NeedsWeb, evaluate, parse_strategy
+from judged_rag.core.strategies import NeedsWeb, evaluate, parse_strategy
 
 
 def _docs(prefix: str, n: int) -> list[dict[str, Any]]:
@@ -89,7 +89,7 @@ def _origin(docs: list[dict[str, Any]], origin: str) -> list[dict[str, Any]]:
 
 
 def test_cap_shares_places_between_knowledge_base_and_web() -> None:
-    from judged_rag.nodes.combine import cap
+    from judged_rag.core.strategies import cap
 
     kb, web = _origin(_docs("s", 4), "kb"), _origin(_docs("w", 3), "web")
     # D_S ∪ K_W cut to three: the web results the run searched for are not all dropped

@@ -530,7 +530,7 @@ def test_the_fuzzer_makes_unreadable_replies_for_every_step() -> None:
 def test_citations_past_int_digit_limit_or_by_the_thousand_are_cheap() -> None:
     import time
 
-    from judged_rag.nodes.generate import cited_numbers
+    from judged_rag.core.citations import cited_numbers
 
     assert cited_numbers("[" + "9" * 5_000 + "] and [2]") == [2]
     started = time.perf_counter()
@@ -558,10 +558,12 @@ def test_retries_stay_within_the_call_budget() -> None:
 
 
 def test_no_retry_wait_when_the_interval_is_zero() -> None:
-    from judged_rag.components.llm import llm_retry_policy
+    from judged_rag.components.llm import MAX_WAIT, Retries
 
-    assert llm_retry_policy(initial_interval=0).jitter is False
-    assert llm_retry_policy(initial_interval=0.5).jitter is True
+    assert Retries(interval=0).wait(1) == 0.0
+    assert 0.5 <= Retries(interval=0.5).wait(1) <= 1.0  # doubling, plus jitter up to the interval
+    assert 1.0 <= Retries(interval=0.5).wait(2) <= 1.5
+    assert Retries(interval=4.0).wait(10) <= MAX_WAIT + 4.0
 
 
 def test_an_empty_answer_is_a_recorded_fallback() -> None:

@@ -64,6 +64,7 @@ def test_node_updates_stream_in_order() -> None:
     graph = build_graph(parts("In 1969 [1]."), retry_interval=0)
     nodes = [next(iter(update)) for update in graph.stream(Q, CFG, stream_mode="updates")]
     assert nodes == [
+        "start",
         "gate",
         "parse",
         "retrieve",
@@ -72,6 +73,7 @@ def test_node_updates_stream_in_order() -> None:
         "combine",
         "generate",
         "verify",
+        "finish",
     ]
 
 

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from judged_rag import Components, build_graph
-from judged_rag.components.llm import CallContext, MalformedOutputError, structured_call
+from judged_rag.components.llm import CallContext, structured_call
 from judged_rag.schemas import RelevanceJudgment, Verification
 from tests.fakes import (
     components,
@@ -112,28 +112,38 @@ def test_malformed_verification_is_not_trusted() -> None:
     assert any(e["node"] == "verify" and e["event"] == "fallback" for e in out["trace"])
 
 
-def test_structured_call_raises_for_retry_then_defaults_on_last_attempt() -> None:
+def test_structured_call_retries_within_the_call_then_defaults() -> None:
     default = RelevanceJudgment(label="not_relevant")
     messages = [HumanMessage("q")]
-    with pytest.raises(MalformedOutputError):
-        structured_call(
-            judge_model(AIMessage(content="nope")),
-            RelevanceJudgment,
-            messages,
-            config={},
-            ctx=CallContext("judge", attempt=1, max_attempts=2),
-            default=default,
-        )
+    model = judge_model(AIMessage(content="nope"), AIMessage(content="still nope"))
     last = structured_call(
-        judge_model(AIMessage(content="nope")),
+        model,
         RelevanceJudgment,
         messages,
         config={},
-        ctx=CallContext("judge", attempt=2, max_attempts=2),
+        ctx=CallContext("judge", attempts=2),
         default=default,
     )
     assert last.fallback and last.value == default
-    assert last.cost["llm_calls"] == 2 and last.events[0]["event"] == "fallback"
+    assert last.cost["llm_calls"] == 2 and last.cost["llm_rounds"] == 2
+    assert [e["event"] for e in last.events] == ["fallback"]
+    assert last.events[0]["detail"]["attempts"] == 2
+    assert last.events[0]["detail"]["error"] == "MalformedOutputError"
+
+
+def test_structured_call_records_the_retry_that_succeeded() -> None:
+    model = judge_model(AIMessage(content="nope"), label("highly_relevant", "x"))
+    out = structured_call(
+        model,
+        RelevanceJudgment,
+        [HumanMessage("q")],
+        config={},
+        ctx=CallContext("judge", attempts=3),
+        default=RelevanceJudgment(label="not_relevant"),
+    )
+    assert not out.fallback and out.value.label == "highly_relevant"
+    assert out.cost["llm_calls"] == 2
+    assert [(e["event"], e["detail"]) for e in out.events] == [("retried", {"attempts": 2})]
 
 
 def test_verification_accepts_percent_confidence() -> None:
@@ -158,7 +168,7 @@ def test_verification_accepts_percent_confidence() -> None:
     ],
 )
 def test_fence_removes_every_document_tag(hostile: str) -> None:
-    from judged_rag.nodes._shared import fence, numbered
+    from judged_rag.core.documents import fence, numbered
 
     cleaned = fence(hostile)
     assert re.search(r"<\s*/?\s*document", cleaned, re.IGNORECASE) is None

@@ -33,10 +33,8 @@ from judged_rag.components.models import (
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("JUDGED_RAG_HOME", str(tmp_path / "home"))
-    for var in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(var, raising=False)
+def _isolated(judged_rag_home: Path, no_openai_environment: None) -> None:
+    """Every test here: its own home, no OpenAI settings from the shell."""
 
 
 def _sha(data: bytes) -> str:

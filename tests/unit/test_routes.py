@@ -335,14 +335,14 @@ def test_generator_failure_abstains_with_reason() -> None:
 
 @pytest.mark.parametrize("question", ["", "   \n\t", "\x00\x01"])
 def test_empty_question_is_a_clear_error(question: str) -> None:
-    from judged_rag.nodes.gate import InvalidInputError
+    from judged_rag.errors import InvalidInputError
 
     with pytest.raises(InvalidInputError, match="question is empty"):
         run(Components(), {"question": question})
 
 
 def test_options_with_open_task_type_is_a_clear_error() -> None:
-    from judged_rag.nodes.gate import InvalidInputError
+    from judged_rag.errors import InvalidInputError
 
     with pytest.raises(InvalidInputError, match="task_type is 'open'"):
         run(Components(), {"question": "Which?", "options": ["a", "b"], "task_type": "open"})
@@ -406,6 +406,6 @@ def test_a_draft_that_declines_is_an_abstention(draft: str) -> None:
 def test_cited_numbers_reads_brackets_and_document_references(
     answer: str, numbers: list[int]
 ) -> None:
-    from judged_rag.nodes.generate import cited_numbers
+    from judged_rag.core.citations import cited_numbers
 
     assert cited_numbers(answer) == numbers

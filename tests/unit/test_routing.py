@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pytest
-from langgraph.graph import END
 from langgraph.types import Send
 
 from judged_rag.graph.routing import (
@@ -46,7 +45,7 @@ def _doc(i: str) -> dict[str, Any]:
 def test_route_after_retrieve(pending: list[str], expected_ids: list[str] | None) -> None:
     state = {
         "question": "q",
-        "components": ["q"],
+        "query_parts": ["q"],
         "iteration": 2,
         "pending": pending,
         "documents": [_doc("a"), _doc("b"), _doc("c")],
@@ -59,7 +58,7 @@ def test_route_after_retrieve(pending: list[str], expected_ids: list[str] | None
         isinstance(s, Send) and s.node == "judge" for s in result
     )
     assert [s.arg["document"]["id"] for s in result] == expected_ids
-    assert all(s.arg["iteration"] == 2 and s.arg["components"] == ["q"] for s in result)
+    assert all(s.arg["iteration"] == 2 and s.arg["query_parts"] == ["q"] for s in result)
 
 
 @pytest.mark.parametrize(
@@ -135,11 +134,11 @@ def test_route_after_combine(needs_web: bool, web_searched: bool, expected: str)
 @pytest.mark.parametrize(
     ("verdict", "regenerations", "limit", "expected"),
     [
-        ("accept", 0, 1, END),
-        ("abstain", 1, 1, END),
+        ("accept", 0, 1, "finish"),
+        ("abstain", 1, 1, "finish"),
         ("regenerate", 1, 1, "generate"),
-        ("regenerate", 2, 1, END),
-        ("regenerate", 1, 0, END),
+        ("regenerate", 2, 1, "finish"),
+        ("regenerate", 1, 0, "finish"),
     ],
 )
 def test_route_after_verify(verdict: str, regenerations: int, limit: int, expected: str) -> None:

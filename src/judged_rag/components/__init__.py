@@ -13,6 +13,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from judged_rag.errors import ComponentError as ComponentError
+
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.retrievers import BaseRetriever
@@ -34,10 +36,6 @@ class GateIndex(Protocol):
 CACHE_SIZE = 16
 """Most lazily built parts (models, retrievers, web backends) kept at once; the least
 recently used is dropped first, so settings that vary per run cannot grow memory."""
-
-
-class ComponentError(RuntimeError):
-    """A component could not be built from the configuration (clear message for users)."""
 
 
 @dataclass

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judged_rag.components import ComponentError
+from judged_rag.errors import ComponentError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -1,21 +1,27 @@
 """LLM calls that survive small local models: structured output, tolerant parsing, costs.
 
-Every LLM step goes through `structured_call` (or `text_call` for the answer), which:
-- asks for structured output the way the backend supports (tool calling or JSON schema),
-- salvages what it can from a malformed reply (JSON inside prose, label spellings),
-- raises `MalformedOutputError` on a failed parse while the node's `RetryPolicy` has
-  attempts left, so LangGraph retries the node,
-- on the last attempt, or on an error not worth retrying, returns the step's safe default
-  and records that it did so; one bad reply never crashes a run,
-- reports what the call cost (calls, tokens, rounds), counting the failed attempts.
+Every LLM step goes through `structured_call`, `letter_call` or `text_call` (the answer),
+which all return an `Outcome` and:
+- ask for structured output the way the backend supports (tool calling or JSON schema),
+- salvage what they can from a malformed reply (JSON inside prose, label spellings),
+- retry an unreadable reply or a transient backend error within the call, up to the
+  attempts the step's `CallContext` allows (the retry limit cut to the run's budget),
+- then return the step's safe default and record that they did so; one bad reply
+  never crashes a run,
+- report what the call cost (calls, tokens, rounds), failed attempts included.
+
+Retrying here rather than with a node `RetryPolicy` keeps the protocol out of the nodes
+and lets code outside the graph (the evaluation harness) make the same calls.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import random
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -33,13 +39,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 from langgraph.errors import GraphBubbleUp
-from langgraph.types import RetryPolicy
 from pydantic import BaseModel, ValidationError
 
 from judged_rag.errors import error_detail
 from judged_rag.state import Cost, TraceEvent
 
 T = TypeVar("T", bound=BaseModel)
+V = TypeVar("V")
 Method = Literal["function_calling", "json_schema", "json_mode"]
 
 
@@ -71,56 +77,125 @@ def is_retryable(exc: BaseException) -> bool:
     return not isinstance(exc, ValueError | TypeError | LookupError | AttributeError | RuntimeError)
 
 
-def llm_retry_policy(max_attempts: int = 3, initial_interval: float = 0.5) -> RetryPolicy:
-    """The `RetryPolicy` given to every node that calls an LLM.
+@dataclass(frozen=True)
+class Retries:
+    """How an LLM step retries a failed call: within the call, never by re-running a node.
 
-    `initial_interval=0` retries at once: LangGraph's jitter adds up to a second to every
-    wait, so it is only on when there is a wait to spread out.
+    Attributes:
+        attempts: Most attempts per call, the first included.
+        interval: Seconds before the first retry; doubles each time (at most
+            `MAX_WAIT`), plus up to as much again at random so parallel calls spread out.
+            0 retries at once.
     """
-    return RetryPolicy(
-        max_attempts=max_attempts,
-        initial_interval=initial_interval,
-        backoff_factor=2.0,
-        max_interval=8.0,
-        jitter=initial_interval > 0,
-        retry_on=is_retryable,
-    )
+
+    attempts: int = 3
+    interval: float = 0.5
+
+    def __post_init__(self) -> None:
+        """Refuse limits that would never call or never stop."""
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be at least 1, got {self.attempts}")
+        if not 0 <= self.interval <= MAX_WAIT:
+            raise ValueError(f"interval must be within [0, {MAX_WAIT}] s, got {self.interval}")
+
+    def wait(self, failed: int) -> float:
+        """Seconds to wait after the `failed`-th failed attempt."""
+        if self.interval <= 0:
+            return 0.0
+        base = min(MAX_WAIT, self.interval * 2.0 ** (failed - 1))
+        return base + random.uniform(0, self.interval)
+
+
+MAX_WAIT = 8.0
 
 
 @dataclass
 class CallContext:
-    """Where a call happens: node name, attempt (1-based) and the node's attempt limit."""
+    """Where a call happens and what it may spend.
+
+    Attributes:
+        node: The step's name (trace events, LangSmith run names).
+        attempts: Most attempts this call may make: the retry limit, cut to the LLM
+            calls the run's budget still allows.
+        retries: The wait between attempts.
+        redact: Keep failure messages out of the trace (a remote client's run; see
+            `error_detail`).
+    """
 
     node: str
-    attempt: int = 1
-    max_attempts: int = 1
+    attempts: int = 1
+    retries: Retries = field(default_factory=lambda: Retries(attempts=1, interval=0.0))
     redact: bool = False
-    """Keep failure messages out of the trace (a remote client's run; see `error_detail`)."""
-
-    @property
-    def last_attempt(self) -> bool:
-        """True when the RetryPolicy will not try this node again."""
-        return self.attempt >= self.max_attempts
 
 
 @dataclass
-class Outcome(Generic[T]):
-    """The value of one LLM step, what it cost, and what happened on the way."""
+class Outcome(Generic[V]):
+    """What one LLM step gave, what it cost, and what happened on the way.
 
-    value: T
+    Attributes:
+        value: The reply read as the step expects, or the step's default when none
+            could be had (`fallback`).
+        cost: Every attempt's calls, tokens and rounds.
+        events: Trace entries: `retried`, or `fallback`/`error` with the reason.
+        fallback: The default stands in for an unreadable reply or a failed call.
+    """
+
+    value: V
     cost: Cost
     events: list[TraceEvent] = field(default_factory=list)
     fallback: bool = False
 
 
-def call_cost(ctx: CallContext, message: BaseMessage | None, *, rounds: bool = True) -> Cost:
-    """Cost of this attempt plus the failed attempts before it (tokens of those unknown)."""
-    usage = getattr(message, "usage_metadata", None) or {}
+def _attempts(
+    ctx: CallContext,
+    once: Callable[[], tuple[V | None, BaseMessage | None, BaseException | None]],
+    *,
+    default: V,
+    count_round: bool,
+    failure: str = "fallback",
+    recorded_default: Any = None,
+) -> Outcome[V]:
+    """Call `once` until it succeeds, the error is not worth retrying, or attempts run out.
+
+    Every LLM step goes through here: the retry protocol, the cost of failed attempts and
+    the recorded default live in one place.
+    """
+    usage = {"input_tokens": 0, "output_tokens": 0}
+    made = 0
+    error: BaseException | None = None
+    for made in range(1, max(1, ctx.attempts) + 1):
+        value, raw, error = once()
+        meta = getattr(raw, "usage_metadata", None) or {}
+        for key in usage:
+            usage[key] += int(meta.get(key, 0) or 0)
+        if error is None and value is not None:
+            cost = _cost(made, usage, count_round)
+            events = [_event(ctx, "retried", {"attempts": made})] if made > 1 else []
+            return Outcome(value=value, cost=cost, events=events)
+        if made >= ctx.attempts or error is None or not is_retryable(error):
+            break
+        time.sleep(ctx.retries.wait(made))
+    assert error is not None
+    detail: dict[str, Any] = {
+        **error_detail(error, redact=ctx.redact, where=ctx.node),
+        "attempts": made,
+    }
+    if failure == "fallback":
+        detail["default"] = recorded_default
+    return Outcome(
+        value=default,
+        cost=_cost(made, usage, count_round),
+        events=[_event(ctx, failure, detail)],
+        fallback=True,
+    )
+
+
+def _cost(calls: int, usage: dict[str, int], count_round: bool) -> Cost:
     return Cost(
-        llm_calls=ctx.attempt,
-        input_tokens=int(usage.get("input_tokens", 0) or 0),
-        output_tokens=int(usage.get("output_tokens", 0) or 0),
-        llm_rounds=ctx.attempt if rounds else ctx.attempt - 1,
+        llm_calls=calls,
+        input_tokens=usage["input_tokens"],
+        output_tokens=usage["output_tokens"],
+        llm_rounds=calls if count_round else calls - 1,
         seconds=0.0,
     )
 
@@ -156,44 +231,37 @@ def structured_call(
     except (NotImplementedError, ValueError, TypeError):
         # Backends without structured output: ask for JSON in the prompt, parse the text.
         bound = None
-    raw: BaseMessage | None = None
-    error: BaseException | None = None
-    value: T | None = None
-    try:
-        if bound is not None:
-            result = bound.invoke(list(messages), config)
-            raw = result.get("raw")
-            parsed = result.get("parsed")
-            if isinstance(parsed, schema):
-                value = parsed
-            elif isinstance(parsed, dict):
-                value = _validate(schema, parsed)
-        else:
-            raw = runnable.invoke(list(messages), config)
-        if value is None:
-            value = salvage(schema, raw)
-        if value is None:
-            error = MalformedOutputError(f"{ctx.node}: unreadable reply {_preview(raw)}")
-    except GraphBubbleUp:
-        raise
-    except Exception as exc:
-        error = exc
-    cost = call_cost(ctx, raw, rounds=count_round)
-    if error is None and value is not None:
-        events = []
-        if ctx.attempt > 1:
-            events.append(_event(ctx, "retried", {"attempts": ctx.attempt}))
-        return Outcome(value=value, cost=cost, events=events)
-    assert error is not None
-    if not ctx.last_attempt and is_retryable(error):
-        raise error
-    detail = {
-        **error_detail(error, redact=ctx.redact, where=ctx.node),
-        "attempts": ctx.attempt,
-        "default": default.model_dump(),
-    }
-    return Outcome(
-        value=default, cost=cost, events=[_event(ctx, "fallback", detail)], fallback=True
+
+    def once() -> tuple[T | None, BaseMessage | None, BaseException | None]:
+        raw: BaseMessage | None = None
+        try:
+            value: T | None = None
+            if bound is not None:
+                result = bound.invoke(list(messages), config)
+                raw = result.get("raw")
+                parsed = result.get("parsed")
+                if isinstance(parsed, schema):
+                    value = parsed
+                elif isinstance(parsed, dict):
+                    value = _validate(schema, parsed)
+            else:
+                raw = runnable.invoke(list(messages), config)
+            if value is None:
+                value = salvage(schema, raw)
+            if value is None:
+                return (
+                    None,
+                    raw,
+                    MalformedOutputError(f"{ctx.node}: unreadable reply {_preview(raw)}"),
+                )
+            return value, raw, None
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            return None, raw, exc
+
+    return _attempts(
+        ctx, once, default=default, count_round=count_round, recorded_default=default.model_dump()
     )
 
 
@@ -203,19 +271,19 @@ def text_call(
     *,
     config: RunnableConfig,
     ctx: CallContext,
-) -> tuple[str | None, Cost, list[TraceEvent]]:
-    """A plain-text call that streams (used for the answer). None on a recorded failure."""
-    try:
-        message = model.invoke(list(messages), config)
-    except GraphBubbleUp:
-        raise
-    except Exception as exc:
-        if not ctx.last_attempt and is_retryable(exc):
+) -> Outcome[str | None]:
+    """A plain-text call that streams (used for the answer); None on a recorded failure."""
+
+    def once() -> tuple[str | None, BaseMessage | None, BaseException | None]:
+        try:
+            message = model.invoke(list(messages), config)
+        except GraphBubbleUp:
             raise
-        detail = {**error_detail(exc, redact=ctx.redact, where=ctx.node), "attempts": ctx.attempt}
-        return None, call_cost(ctx, None), [_event(ctx, "error", detail)]
-    events = [_event(ctx, "retried", {"attempts": ctx.attempt})] if ctx.attempt > 1 else []
-    return message_text(message), call_cost(ctx, message), events
+        except Exception as exc:
+            return None, None, exc
+        return message_text(message), message, None
+
+    return _attempts(ctx, once, default=None, count_round=True, failure="error")
 
 
 @dataclass
@@ -249,44 +317,37 @@ def letter_call(
     config: RunnableConfig,
     ctx: CallContext,
     default: Any = None,
-) -> tuple[LetterChoice | None, Cost, list[TraceEvent]]:
+) -> Outcome[LetterChoice | None]:
     """Ask for a one-token answer among `letters` and read their probabilities.
 
     The call asks for a single output token with its top alternatives' log-probabilities
     (OpenAI's `logprobs` / `top_logprobs`, which llama.cpp's server and vLLM also
     serve). A backend that ignores those still answers with a letter: the choice then
-    has no probabilities. Failures follow `structured_call`: an unreadable reply or a
-    transient error raises while the node has attempts left, then returns None with the
-    failure recorded (with `default`, what the caller will use instead).
+    has no probabilities. Failures follow `structured_call`: the value is None and the
+    failure is recorded with `default`, what the caller will use instead.
     """
     bound = internal(
         model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=1), ctx.node
     )
-    raw: BaseMessage | None = None
-    choice: LetterChoice | None = None
-    error: BaseException | None = None
-    try:
-        raw = bound.invoke(list(messages), config)
-        choice = read_letter(raw, letters)
+
+    def once() -> tuple[LetterChoice | None, BaseMessage | None, BaseException | None]:
+        raw: BaseMessage | None = None
+        try:
+            raw = bound.invoke(list(messages), config)
+            choice = read_letter(raw, letters)
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            return None, raw, exc
         if choice is None:
-            error = MalformedOutputError(f"{ctx.node}: no letter in reply {_preview(raw)}")
-    except GraphBubbleUp:
-        raise
-    except Exception as exc:
-        error = exc
-    cost = call_cost(ctx, raw, rounds=False)
-    if choice is not None:
-        events = [_event(ctx, "retried", {"attempts": ctx.attempt})] if ctx.attempt > 1 else []
-        return choice, cost, events
-    assert error is not None
-    if not ctx.last_attempt and is_retryable(error):
-        raise error
-    detail = {
-        **error_detail(error, redact=ctx.redact, where=ctx.node),
-        "attempts": ctx.attempt,
-        "default": default,
-    }
-    return None, cost, [_event(ctx, "fallback", detail)]
+            return (
+                None,
+                raw,
+                MalformedOutputError(f"{ctx.node}: no letter in reply {_preview(raw)}"),
+            )
+        return choice, raw, None
+
+    return _attempts(ctx, once, default=None, count_round=False, recorded_default=default)
 
 
 def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | None:

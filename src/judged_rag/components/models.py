@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from judged_rag.components import ComponentError
+from judged_rag.errors import ComponentError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

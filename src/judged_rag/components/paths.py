@@ -1,14 +1,5 @@
-"""Where judged-rag keeps what it builds: assembled model files, sample indexes."""
+"""Where judged-rag keeps what it builds (defined in `judged_rag.paths`; old import path)."""
 
-from __future__ import annotations
+from judged_rag.paths import home
 
-import os
-from pathlib import Path
-
-
-def home() -> Path:
-    """Root of judged-rag's cache (`JUDGED_RAG_HOME`, else `~/.cache/judged-rag`)."""
-    root = os.environ.get("JUDGED_RAG_HOME")
-    path = Path(root) if root else Path.home() / ".cache" / "judged-rag"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+__all__ = ["home"]

@@ -12,20 +12,18 @@ and web-search components, and its cost accounting, so that only the method diff
   the relevant documents plus the web results → finish.
 
 Every baseline hands the generator at most `max_knowledge` documents, like judged-rag.
-`start` is the main graph's `gate` node with the gate off (it validates the input and
-resets the run), with the route then fixed by the baseline.
+`start` and `finish` reuse the main graph's (`begin_run`, `close_run`): the route is
+fixed by the baseline, and with no verifier an empty answer is the abstention.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
@@ -34,21 +32,17 @@ from langgraph.types import Overwrite, Send
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judged_rag.components import Components
-from judged_rag.components.llm import CallContext, Outcome, llm_retry_policy, structured_call
-from judged_rag.configuration import Configuration
+from judged_rag.components.llm import Outcome, Retries
+from judged_rag.configuration import Configuration, RunSettings
+from judged_rag.core.documents import fence, to_doc
+from judged_rag.core.scores import composite_score
+from judged_rag.core.trace import event
 from judged_rag.graph.builder import Graph
-from judged_rag.nodes._shared import (
-    call_context,
-    composite_score,
-    event,
-    fence,
-    settings,
-    structured_method,
-    to_doc,
-)
-from judged_rag.nodes.gate import gate
+from judged_rag.nodes.finish import close_run
 from judged_rag.nodes.generate import generate
 from judged_rag.nodes.retrieve import retrieve
+from judged_rag.nodes.start import begin_run
+from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.nodes.web_search import web_search
 from judged_rag.state import (
     Cost,
@@ -57,7 +51,6 @@ from judged_rag.state import (
     JudgeTask,
     Judgment,
     OutputState,
-    RouteSummary,
     State,
     zero_cost,
 )
@@ -110,27 +103,15 @@ GRADE_FALLBACK = GradeDocuments(binary_score="no")
 """Recorded when no grade could be read: the document is dropped (and the web searched)."""
 
 
-def grade_document(
-    model: BaseChatModel,
-    question: str,
-    content: str,
-    *,
-    config: RunnableConfig,
-    ctx: CallContext,
-    cfg: Configuration,
-) -> Outcome[GradeDocuments]:
+def grade_document(step: LLMStep, question: str, content: str) -> Outcome[GradeDocuments]:
     """CRAG's binary grader on one document (one structured LLM call)."""
-    return structured_call(
-        model,
+    return step.structured(
         GradeDocuments,
         [
             SystemMessage(GRADER_SYSTEM),
             HumanMessage(GRADER_USER.format(document=fence(content), question=question)),
         ],
-        config=config,
-        ctx=ctx,
         default=GRADE_FALLBACK,
-        method=structured_method(model, cfg),
         count_round=False,  # the join counts the rounds of the whole fan-out
     )
 
@@ -165,34 +146,19 @@ ROUTER_FALLBACK = RouteDecision(needs_knowledge_base=True)
 """Recorded when the router's reply is unreadable: retrieve, as the gate's fallback does."""
 
 
-def route_with_llm(
-    model: BaseChatModel,
-    question: str,
-    description: str,
-    *,
-    config: RunnableConfig,
-    ctx: CallContext,
-    cfg: Configuration,
-) -> Outcome[RouteDecision]:
+def route_with_llm(step: LLMStep, question: str, description: str) -> Outcome[RouteDecision]:
     """The LLM router: one structured call."""
-    return structured_call(
-        model,
+    return step.structured(
         RouteDecision,
         [
             SystemMessage(ROUTER_SYSTEM.format(description=description)),
             HumanMessage(ROUTER_USER.format(question=question)),
         ],
-        config=config,
-        ctx=ctx,
         default=ROUTER_FALLBACK,
-        method=structured_method(model, cfg),
     )
 
 
 # --------------------------------------------------------------------------- shared nodes
-
-_GATE_OFF = Configuration(gate=False)
-"""The `start` node runs the gate node with this: input checks and reset, no gate."""
 
 
 def start(
@@ -200,15 +166,16 @@ def start(
     config: RunnableConfig,
     runtime: Runtime[Any],
     *,
-    components: Components,
+    deps: NodeDeps,
     route: Literal["retrieve", "direct"],
     baseline: str,
 ) -> dict[str, Any]:
-    """Validate the input and reset the run (the gate node, gate off); fix the route."""
-    out = gate(state, config, Runtime(context=_GATE_OFF), components=components)
+    """The main graph's start (input checked, run reset), with the route fixed."""
+    deps.configuration(config, runtime)
+    out = begin_run(state)
     first = event(
         "start",
-        "start",
+        "input",
         baseline=baseline,
         route=route,
         task_type=out["resolved_task"],
@@ -217,37 +184,22 @@ def start(
     return {**out, "gate_route": route, "trace": Overwrite([first])}
 
 
-def finish(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
-    """Close the run: route summary, basis, wall time; an empty answer is an abstention."""
-    knowledge = state.get("knowledge") or []
-    answer = state.get("answer") or ""
-    started = state.get("started_at") or time.time()
-    retrieved = state.get("gate_route") == "retrieve"
-    route = RouteSummary(
-        task_type=state.get("resolved_task", "open"),
-        gate=state.get("gate_route", "direct"),
-        iterations=1 if retrieved else 0,
-        web_searched=state.get("web_searched", False),
-        combination=state.get("combination", ""),
-        knowledge=len(knowledge),
-        regenerations=0,
-    )
-    cost: Cost = {**zero_cost(), "seconds": round(time.time() - started, 3)}
-    failed = not answer
-    return {
-        "answer": "Unknown" if failed else answer,
-        "abstained": failed,
+def finish(state: State) -> dict[str, Any]:
+    """The main graph's finish; with no verifier, an empty answer is the abstention."""
+    failed = not (state.get("answer") or "")
+    decided = {
+        "verdict": "abstain" if failed else "accept",
         "reason": "generation_failed" if failed else None,
-        "basis": "none" if failed else ("retrieval" if knowledge else "model"),
-        "route": route,
-        "cost": cost,
-        "trace": [event("finish", "abstained" if failed else "accepted", knowledge=len(knowledge))],
+        "basis": "retrieval" if state.get("knowledge") else "model",
     }
+    return {**decided, **close_run({**state, **decided})}
 
 
-def use_all(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
+def use_all(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
+) -> dict[str, Any]:
     """Plain RAG: every retrieved document, in retrieval order, up to `max_knowledge`."""
-    cfg = settings(config, runtime)
+    cfg = deps.configuration(config, runtime)
     documents = state.get("documents") or []
     knowledge = documents[: cfg.max_knowledge]
     return {
@@ -273,33 +225,21 @@ def route_to_graders(state: State) -> list[Send] | Literal["decide"]:
     return [
         Send(
             "grade",
-            JudgeTask(question=state["question"], components=[], document=doc, iteration=0),
+            JudgeTask(question=state["question"], query_parts=[], document=doc, iteration=0),
         )
         for doc in docs
     ]
 
 
 def grade(
-    task: JudgeTask,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
+    task: JudgeTask, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Grade one document yes / no (written as a Highly / Not Relevant judgment)."""
-    cfg = settings(config, runtime)
+    cfg = deps.configuration(config, runtime)
     doc = task["document"]
-    model = components.judge(cfg)
-    with components.judge_slots(cfg.judge_concurrency):
-        outcome = grade_document(
-            model,
-            task["question"],
-            doc["content"],
-            config=config,
-            ctx=call_context("grade", runtime, max_attempts),
-            cfg=cfg,
-        )
+    step = deps.step("grade", task, config, cfg)
+    with deps.components.judge_slots(cfg.judge_concurrency):
+        outcome = grade_document(step, task["question"], doc["content"])
     relevant = outcome.value.binary_score == "yes"
     judgment = Judgment(
         doc_id=doc["id"],
@@ -317,9 +257,11 @@ def grade(
     return {"judgments": [judgment], "cost": outcome.cost, "trace": [*outcome.events, graded]}
 
 
-def decide(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
+def decide(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
+) -> dict[str, Any]:
     """Keep the relevant documents; search the web if any document was irrelevant."""
-    cfg = settings(config, runtime)
+    cfg = deps.configuration(config, runtime)
     labels = {j["doc_id"]: j["label"] for j in state.get("judgments") or []}
     documents = state.get("documents") or []
     relevant = [d for d in documents if labels.get(d["id"]) == "highly_relevant"]
@@ -349,9 +291,11 @@ def route_after_decide(state: State) -> Literal["web_search", "generate"]:
     return "web_search" if state.get("needs_web") else "generate"
 
 
-def merge_web(state: State, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
+def merge_web(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
+) -> dict[str, Any]:
     """Relevant documents first, then the web results, up to `max_knowledge`."""
-    cfg = settings(config, runtime)
+    cfg = deps.configuration(config, runtime)
     knowledge: list[Doc] = [*(state.get("knowledge") or []), *(state.get("web_results") or [])]
     chosen = knowledge[: cfg.max_knowledge]
     return {
@@ -381,23 +325,26 @@ def build_baseline(
     Args:
         name: "no_retrieval", "plain_rag" or "crag".
         components: The same components the judged-rag graph under comparison uses.
-        max_attempts: Attempts per LLM node (the first included).
-        retry_interval: Seconds before the first retry.
+        max_attempts: Attempts per LLM call (the first included).
+        retry_interval: Seconds before an LLM call's first retry.
 
     Raises:
         ValueError: For an unknown baseline.
     """
-    parts = components or Components()
-    retry = llm_retry_policy(max_attempts=max_attempts, initial_interval=retry_interval)
+    deps = NodeDeps(
+        components=components or Components(),
+        settings=RunSettings(),
+        retries=Retries(attempts=max_attempts, interval=retry_interval),
+    )
 
     def bind(node: Callable[..., dict[str, Any]], **extra: Any) -> Any:
-        return partial(node, components=parts, **extra)
+        return partial(node, deps=deps, **extra)
 
     builder = _builder()
     route: Literal["retrieve", "direct"] = "direct" if name == "no_retrieval" else "retrieve"
     builder.add_node("start", bind(start, route=route, baseline=name))
-    builder.add_node("generate", bind(generate, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("finish", cast(Any, finish))
+    builder.add_node("generate", bind(generate))
+    builder.add_node("finish", finish)
     builder.add_edge(START, "start")
     builder.add_edge("generate", "finish")
     builder.add_edge("finish", END)
@@ -405,18 +352,16 @@ def build_baseline(
         builder.add_edge("start", "generate")
     elif name == "plain_rag":
         builder.add_node("retrieve", bind(retrieve))
-        builder.add_node("use_all", cast(Any, use_all))
+        builder.add_node("use_all", bind(use_all))
         builder.add_edge("start", "retrieve")
         builder.add_edge("retrieve", "use_all")
         builder.add_edge("use_all", "generate")
     elif name == "crag":
         builder.add_node("retrieve", bind(retrieve))
-        builder.add_node("grade", bind(grade, max_attempts=max_attempts), retry_policy=retry)
-        builder.add_node("decide", cast(Any, decide))
-        builder.add_node(
-            "web_search", bind(web_search, max_attempts=max_attempts), retry_policy=retry
-        )
-        builder.add_node("merge_web", cast(Any, merge_web))
+        builder.add_node("grade", bind(grade))
+        builder.add_node("decide", bind(decide))
+        builder.add_node("web_search", bind(web_search))
+        builder.add_node("merge_web", bind(merge_web))
         builder.add_edge("start", "retrieve")
         builder.add_conditional_edges("retrieve", route_to_graders, ["grade", "decide"])
         builder.add_edge("grade", "decide")

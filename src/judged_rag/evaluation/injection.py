@@ -30,15 +30,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import ConfigDict
 
 from judged_rag.components.web_search import WikiArticle
+from judged_rag.core.retrieval import TunableRetriever
 from judged_rag.evaluation.data import UNCATEGORIZED, EvalItem
 from judged_rag.evaluation.metrics import contains_normalized, normalize_title
 
@@ -205,14 +206,14 @@ class FirstDocumentRetriever(BaseRetriever):
     inner: Runnable[str, list[Document]]
     document: Document
 
-    accepts_run_options: ClassVar[bool] = True
+    accepts_run_options: ClassVar[Literal[True]] = True
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **options: Any
     ) -> list[Document]:
-        config = {"callbacks": run_manager.get_child()}
-        if getattr(self.inner, "accepts_run_options", False):
-            found = self.inner.invoke(query, config, **options)  # type: ignore[arg-type]
+        config: RunnableConfig = {"callbacks": run_manager.get_child()}
+        if isinstance(self.inner, TunableRetriever):
+            found = self.inner.invoke(query, config, **options)
         else:
-            found = self.inner.invoke(query, config)  # type: ignore[arg-type]
+            found = self.inner.invoke(query, config)
         return [self.document, *found]

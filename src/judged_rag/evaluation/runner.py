@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,12 +35,13 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.retrievers import BaseRetriever
-from langgraph.runtime import Runtime
 from tqdm.auto import tqdm
 
 from judged_rag.components import Components
-from judged_rag.components.llm import CallContext, is_retryable, structured_call
-from judged_rag.configuration import Configuration
+from judged_rag.components.llm import Retries
+from judged_rag.configuration import Configuration, RunSettings
+from judged_rag.core.retrieval import search
+from judged_rag.core.scores import RRF_K
 from judged_rag.evaluation.baselines import (
     BaselineName,
     documents_to_docs,
@@ -80,9 +81,9 @@ from judged_rag.evaluation.metrics import (
 )
 from judged_rag.evaluation.systems import SuiteName, System, configure, parse_system_names
 from judged_rag.graph.builder import Graph
-from judged_rag.nodes._shared import structured_method
-from judged_rag.nodes.gate import gate
+from judged_rag.nodes.gate import decide_route
 from judged_rag.nodes.judge import judge
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import rewrite as rewrite_prompt
 from judged_rag.schemas import QueryRewrite
 from judged_rag.state import Doc, JudgeTask, TraceEvent
@@ -92,8 +93,7 @@ logger = logging.getLogger(__name__)
 RESULTS_FILE = "results.jsonl"
 RUN_FILE = "run.json"
 ATTEMPTS = 3
-"""Attempts per structured call made outside a graph (as the graph's RetryPolicy)."""
-RRF_K = 60
+"""Attempts per LLM call made outside a graph (as inside one)."""
 
 
 @dataclass
@@ -392,9 +392,7 @@ def _compile(kind: str, components: Components, retry_interval: float) -> Graph:
 def _search(
     retriever: BaseRetriever, query: str, k: int, fusion: str, dense_weight: float
 ) -> list[Document]:
-    if getattr(retriever, "accepts_run_options", False):
-        return retriever.invoke(query, k=k, fusion=fusion, dense_weight=dense_weight)[:k]
-    return retriever.invoke(query)[:k]
+    return search(retriever, query, k=k, fusion=fusion, dense_weight=dense_weight)
 
 
 def _doc_key(doc: Document) -> str:
@@ -416,31 +414,13 @@ def _rrf(lists: Sequence[Sequence[Document]], k: int) -> list[Document]:
     return [docs[key] for key in order[:k]]
 
 
-def _with_retries(call: Callable[[int], Any], interval: float = 0.0) -> tuple[Any, int]:
-    """Run `call(max_attempts)` as a node under the graph's RetryPolicy would run.
-
-    The call raises retryable errors (malformed output, transient backend errors) while
-    it is told more attempts follow; the last try is told it is the last, so it returns
-    the step's recorded default instead.
-
-    Returns:
-        The call's result and the number of failed attempts before it.
-    """
-    failed = 0
-    for attempt in range(1, ATTEMPTS + 1):
-        last = attempt == ATTEMPTS
-        try:
-            return call(1 if last else ATTEMPTS), failed
-        except Exception as exc:
-            if last or not is_retryable(exc):
-                raise
-            failed += 1
-            time.sleep(interval * 2 ** (attempt - 1))
-    raise AssertionError("unreachable")
-
-
-def _runtime(cfg: Configuration) -> Runtime[Configuration]:
-    return Runtime(context=cfg)
+def _deps(ctx: _Context, cfg: Configuration) -> NodeDeps:
+    """What a node needs to run outside a graph with the system's settings."""
+    return NodeDeps(
+        components=ctx.components,
+        settings=RunSettings(base=asdict(cfg)),
+        retries=Retries(attempts=ATTEMPTS, interval=ctx.options.retry_interval),
+    )
 
 
 # --------------------------------------------------------------------------- tasks
@@ -455,25 +435,13 @@ def _retrieval_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, 
     calls = tokens = 0
     query = ""
     if system.spec.options.get("rewrite"):
-        model = ctx.components.judge(cfg)
         messages = [
             SystemMessage(rewrite_prompt.SYSTEM),
             HumanMessage(rewrite_prompt.USER.format(question=item.question, missing=item.question)),
         ]
-
-        def ask(max_attempts: int) -> Any:
-            return structured_call(
-                model,
-                QueryRewrite,
-                messages,
-                config={},
-                ctx=CallContext(node="rewrite", max_attempts=max_attempts),
-                default=QueryRewrite(),
-                method=structured_method(model, cfg),
-            )
-
-        outcome, failed = _with_retries(ask, ctx.options.retry_interval)
-        calls = outcome.cost["llm_calls"] + failed
+        step = _deps(ctx, cfg).step("rewrite", {}, {}, cfg)
+        outcome = step.structured(QueryRewrite, messages, default=QueryRewrite())
+        calls = outcome.cost["llm_calls"]
         tokens = outcome.cost["input_tokens"] + outcome.cost["output_tokens"]
         synonyms = " ".join(s for s in outcome.value.synonyms if s.strip())
         query = f"{item.question} {synonyms}\n{outcome.value.pseudo_document}".strip()
@@ -502,26 +470,13 @@ def _gate_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
     if kind == "always_retrieve":
         route = "retrieve"
     elif kind == "cag_gate":
-        out = gate({"question": item.question}, {}, _runtime(cfg), components=ctx.components)
-        events: list[TraceEvent] = out["trace"].value
-        detail = next((e["detail"] for e in events if e["event"] == "route"), {})
-        route = str(out["gate_route"])
+        events: list[TraceEvent] = []
+        route, detail = decide_route(item.question, _deps(ctx, cfg), cfg, events)
     else:
-        model = ctx.components.judge(cfg)
         description = ctx.options.kb_description or _kb_description(ctx.options)
-
-        def ask(max_attempts: int) -> Any:
-            return route_with_llm(
-                model,
-                item.question,
-                description,
-                config={},
-                ctx=CallContext(node="llm_router", max_attempts=max_attempts),
-                cfg=cfg,
-            )
-
-        outcome, failed = _with_retries(ask, ctx.options.retry_interval)
-        calls = outcome.cost["llm_calls"] + failed
+        step = _deps(ctx, cfg).step("llm_router", {}, {}, cfg)
+        outcome = route_with_llm(step, item.question, description)
+        calls = outcome.cost["llm_calls"]
         tokens = outcome.cost["input_tokens"] + outcome.cost["output_tokens"]
         route = "retrieve" if outcome.value.needs_knowledge_base else "direct"
         detail = {"fallback": outcome.fallback}
@@ -556,34 +511,17 @@ def _judge_one(
         attempts before the reply that was used.
     """
     cfg = system.config
+    deps = _deps(ctx, cfg)
     if system.spec.kind == "binary":
-        model = ctx.components.judge(cfg)
-
-        def grade_call(max_attempts: int) -> Any:
-            return grade_document(
-                model,
-                question,
-                doc["content"],
-                config={},
-                ctx=CallContext(node="grade", max_attempts=max_attempts),
-                cfg=cfg,
-            )
-
-        outcome, failed = _with_retries(grade_call, ctx.options.retry_interval)
+        outcome = grade_document(deps.step("grade", {}, {}, cfg), question, doc["content"])
         positive = outcome.value.binary_score == "yes"
         label = "relevant" if positive else "irrelevant"
         by = "fallback" if outcome.fallback else "llm"
         p_highly = None
         cost = outcome.cost
     else:
-        task = JudgeTask(question=question, components=[], document=doc, iteration=0)
-
-        def judge_call(max_attempts: int) -> Any:
-            return judge(
-                task, {}, _runtime(cfg), components=ctx.components, max_attempts=max_attempts
-            )
-
-        out, failed = _with_retries(judge_call, ctx.options.retry_interval)
+        task = JudgeTask(question=question, query_parts=[], document=doc, iteration=0)
+        out = judge(task, {}, None, deps=deps)
         judgment = out["judgments"][0]
         label = judgment["label"]
         positive = label == "highly_relevant"
@@ -592,7 +530,7 @@ def _judge_one(
         cost = out["cost"]
     verdict = {"label": label, "positive": positive, "by": by, "p_highly": p_highly}
     tokens = cost["input_tokens"] + cost["output_tokens"]
-    return verdict, cost["llm_calls"] + failed, tokens, failed
+    return verdict, cost["llm_calls"], tokens, max(0, cost["llm_calls"] - 1)
 
 
 def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:

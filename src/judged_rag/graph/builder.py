@@ -1,9 +1,16 @@
 """Assemble the judged-RAG workflow as one LangGraph `StateGraph`.
 
-START → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ rewrite → retrieve
-              │                                         └─ combine ─┬─ web_search → combine
-              └─────────────────────────────────────────────────────┴─ generate → verify ─┬─ END
-                                                                         ↑ (bounded) ──────┘
+START → start → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ rewrite → retrieve
+                      │                                         └─ combine ─┬─ web_search
+                      │                                                     │   → combine
+                      └─────────────────────────────────────────────────────┴─ generate
+    → verify ─┬─ finish → END
+              └─ generate (bounded)
+
+`start` checks the input and the settings and resets the run; `finish` turns the
+verdict into the output and closes the accounting. Every node is given the same
+`NodeDeps` (components, where settings come from, LLM retries); LLM calls retry within
+the call (`components.llm`), so no node carries a `RetryPolicy`.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from judged_rag.components import Components
-from judged_rag.components.llm import llm_retry_policy
+from judged_rag.components.llm import Retries
 from judged_rag.configuration import ClientSettings, Configuration, RunSettings
 from judged_rag.graph.routing import (
     route_after_assess,
@@ -29,12 +36,15 @@ from judged_rag.graph.routing import (
 )
 from judged_rag.nodes.assess import assess
 from judged_rag.nodes.combine import combine
+from judged_rag.nodes.finish import finish
 from judged_rag.nodes.gate import gate
 from judged_rag.nodes.generate import generate
 from judged_rag.nodes.judge import judge
 from judged_rag.nodes.parse import parse
 from judged_rag.nodes.retrieve import retrieve
 from judged_rag.nodes.rewrite import rewrite
+from judged_rag.nodes.start import start
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.nodes.verify import verify
 from judged_rag.nodes.web_search import web_search
 from judged_rag.state import InputState, OutputState, State
@@ -63,9 +73,10 @@ def build_graph(
         checkpointer: Persistence for threads (leave `None` for the LangGraph server,
             which brings its own).
         store: Optional LangGraph store.
-        max_attempts: Attempts per LLM node (the first included) before its recorded
+        max_attempts: Attempts per LLM call (the first included) before its recorded
             safe default is used.
-        retry_interval: Seconds before the first retry (doubles each time, jittered).
+        retry_interval: Seconds before an LLM call's first retry (doubles each time,
+            jittered).
         interrupt_before: Nodes to pause before (needs a checkpointer), e.g. ["generate"].
         interrupt_after: Nodes to pause after, e.g. ["assess"] to inspect the judgments.
         name: Name of the compiled graph (as a subgraph, in traces).
@@ -78,35 +89,39 @@ def build_graph(
     Raises:
         ValueError: `settings` are not valid settings.
     """
-    parts = components or Components()
-    run_settings = RunSettings(base=dict(settings or {}), remote=remote)
-    retry = llm_retry_policy(max_attempts=max_attempts, initial_interval=retry_interval)
+    deps = NodeDeps(
+        components=components or Components(),
+        settings=RunSettings(base=dict(settings or {}), remote=remote),
+        retries=Retries(attempts=max_attempts, interval=retry_interval),
+    )
 
-    def bind(node: Callable[..., dict[str, Any]], **extra: Any) -> Any:
-        # Components (and the attempt limit the node compares with) are injected here;
-        # LangGraph still passes state, config and runtime.
-        return partial(node, components=parts, run_settings=run_settings, **extra)
+    def bind(node: Callable[..., dict[str, Any]]) -> Any:
+        # LangGraph still passes state, config and runtime; the rest is injected here.
+        return partial(node, deps=deps)
 
     def route(router: Callable[..., Any]) -> Any:
         # Routers read the same settings as the nodes.
-        return wraps(router)(partial(router, run_settings=run_settings))
+        return wraps(router)(partial(router, run_settings=deps.settings))
 
     context_schema = ClientSettings if remote else Configuration
     builder = StateGraph(
         State, context_schema=context_schema, input_schema=InputState, output_schema=OutputState
     )
+    builder.add_node("start", bind(start))
     builder.add_node("gate", bind(gate))
-    builder.add_node("parse", bind(parse, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("parse", bind(parse))
     builder.add_node("retrieve", bind(retrieve))
-    builder.add_node("judge", bind(judge, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("assess", bind(assess, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("rewrite", bind(rewrite, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("combine", partial(combine, run_settings=run_settings))
-    builder.add_node("web_search", bind(web_search, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("generate", bind(generate, max_attempts=max_attempts), retry_policy=retry)
-    builder.add_node("verify", bind(verify, max_attempts=max_attempts), retry_policy=retry)
+    builder.add_node("judge", bind(judge))
+    builder.add_node("assess", bind(assess))
+    builder.add_node("rewrite", bind(rewrite))
+    builder.add_node("combine", bind(combine))
+    builder.add_node("web_search", bind(web_search))
+    builder.add_node("generate", bind(generate))
+    builder.add_node("verify", bind(verify))
+    builder.add_node("finish", finish)
 
-    builder.add_edge(START, "gate")
+    builder.add_edge(START, "start")
+    builder.add_edge("start", "gate")
     builder.add_conditional_edges("gate", route_after_gate, ["parse", "generate"])
     builder.add_edge("parse", "retrieve")
     builder.add_conditional_edges("retrieve", route(route_after_retrieve), ["judge", "assess"])
@@ -116,7 +131,8 @@ def build_graph(
     builder.add_conditional_edges("combine", route_after_combine, ["web_search", "generate"])
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
-    builder.add_conditional_edges("verify", route(route_after_verify), ["generate", END])
+    builder.add_conditional_edges("verify", route(route_after_verify), ["generate", "finish"])
+    builder.add_edge("finish", END)
     compiled = builder.compile(
         checkpointer=checkpointer,
         store=store,

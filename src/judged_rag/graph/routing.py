@@ -12,9 +12,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from judged_rag.configuration import TRUSTED, RunSettings
-from judged_rag.nodes._shared import calls_left, reserve, settings
+from judged_rag.configuration import TRUSTED, Configuration, RunSettings
+from judged_rag.core.budget import calls_left, reserve
 from judged_rag.state import JudgeTask, State
+
+
+def _cfg(
+    config: RunnableConfig | None, runtime: Runtime[Any] | None, run_settings: RunSettings
+) -> Configuration:
+    return run_settings.resolve(config, runtime.context if runtime is not None else None)
 
 
 def route_after_gate(state: State) -> Literal["parse", "generate"]:
@@ -35,7 +41,7 @@ def route_after_retrieve(
     answer's calls back (the best-ranked first). An empty list of `Send`s would silently
     end the run, hence the explicit join.
     """
-    cfg = settings(config, runtime, run_settings)
+    cfg = _cfg(config, runtime, run_settings)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
@@ -45,14 +51,14 @@ def route_after_retrieve(
         return "assess"
     # Calls left over after one per document are shared out for retries.
     calls = max(1, 1 + (affordable - len(docs)) // len(docs))
-    components = state.get("components") or []
+    parts = state.get("query_parts") or []
     iteration = state.get("iteration", 0)
     return [
         Send(
             "judge",
             JudgeTask(
                 question=state["question"],
-                components=components,
+                query_parts=parts,
                 document=doc,
                 iteration=iteration,
                 calls=calls,
@@ -70,7 +76,7 @@ def route_after_assess(
     run_settings: RunSettings = TRUSTED,
 ) -> Literal["rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = _cfg(config, runtime, run_settings)
     if state.get("sufficient") or state.get("budget_exhausted"):
         return "combine"
     if state.get("iteration", 0) + 1 < cfg.max_iterations:
@@ -91,9 +97,9 @@ def route_after_verify(
     runtime: Runtime[Any] | None = None,
     *,
     run_settings: RunSettings = TRUSTED,
-) -> Literal["generate", "__end__"]:
+) -> Literal["generate", "finish"]:
     """Regenerate when verify asked for it and the regeneration budget allows."""
-    budget = settings(config, runtime, run_settings).max_regenerations
+    budget = _cfg(config, runtime, run_settings).max_regenerations
     if state.get("verdict") == "regenerate" and state.get("regenerations", 0) <= budget:
         return "generate"
-    return "__end__"  # langgraph.graph.END
+    return "finish"

@@ -5,13 +5,13 @@ opens one as a LangChain retriever that also serves the Context Awareness Gate, 
 ``sample_index_dir`` gives the sample knowledge base, built at first use.
 """
 
-from judged_rag.indexing.builder import IndexStats, build_index
-from judged_rag.indexing.errors import (
+from judged_rag.errors import (
     ForeignDataError,
     IndexBuildError,
     IndexFormatError,
     IndexLockedError,
 )
+from judged_rag.indexing.builder import IndexStats, build_index
 from judged_rag.indexing.loaders import SUPPORTED_SUFFIXES
 from judged_rag.indexing.retriever import HybridRetriever, open_index
 from judged_rag.indexing.sample import (

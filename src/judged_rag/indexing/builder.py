@@ -3,6 +3,9 @@
 Load documents -> split into sentences (nupunkt) -> semantic chunks (ChunkRAG) -> embed ->
 drop near-duplicates -> FAISS + BM25 -> pseudo-queries for the gate (CAG) -> save.
 Files whose content hash has not changed keep their stored chunks and vectors.
+
+`IndexBuild` holds the steps every store shares; `build_index` writes its result to
+files, and `judged_rag.components.pgstore` (a layer above) to PostgreSQL.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from judged_rag.errors import ForeignDataError, IndexBuildError, IndexFormatError, ManifestError
 from judged_rag.indexing import store
 from judged_rag.indexing.chunking import (
     CHUNK_THRESHOLD,
@@ -34,12 +38,7 @@ from judged_rag.indexing.chunking import (
     prepare_sentences,
     semantic_chunks,
 )
-from judged_rag.indexing.errors import (
-    ForeignDataError,
-    IndexBuildError,
-    IndexFormatError,
-    ManifestError,
-)
+from judged_rag.indexing.embeddings import LocalEmbeddings, embeddings_name, local_embeddings
 from judged_rag.indexing.loaders import collect_files, describe, file_hash, load_file
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
 from judged_rag.prompts.index import PSEUDO_QUERY, PSEUDO_QUERY_UNTITLED
@@ -95,11 +94,246 @@ class IndexStats:
 
 
 @dataclass
-class _FileChunks:
+class FileChunks:
+    """One file's chunks and their vectors, as a build stores and later reuses them.
+
+    Attributes:
+        path: The file's path, as given to the build.
+        file_hash: Hash of the file's content when it was chunked.
+        chunks: Its chunks, in document order (near-duplicates included).
+        vectors: One unit row per chunk.
+    """
+
     path: str
     file_hash: str
     chunks: list[Chunk]
     vectors: Vectors
+
+
+@dataclass
+class ChunkSet:
+    """The chunks of one build, in file order: reused where a file is unchanged, else new.
+
+    Attributes:
+        ordered: Each file's chunks and vectors, in the order the files were given.
+        fresh: The files embedded by this build.
+        chunks: Every chunk of ``ordered``, near-duplicates included.
+        vectors: Their vectors, one row per chunk.
+        duplicate: True where a chunk is a near-duplicate of an earlier one.
+        reset: The stored vectors had another dimension, so nothing stored was reused.
+    """
+
+    ordered: list[FileChunks]
+    fresh: list[FileChunks]
+    chunks: list[Chunk]
+    vectors: Vectors
+    duplicate: np.ndarray
+    reset: bool
+
+    @property
+    def kept(self) -> list[Chunk]:
+        """The chunks that are not near-duplicates."""
+        return [c for c, d in zip(self.chunks, self.duplicate, strict=True) if not d]
+
+    @property
+    def kept_vectors(self) -> Vectors:
+        """The vectors of `kept`."""
+        kept: Vectors = self.vectors[~self.duplicate]
+        return kept
+
+    @property
+    def dropped(self) -> tuple[list[Chunk], Vectors]:
+        """The near-duplicates and their vectors (kept on disk for incremental rebuilds)."""
+        chunks = [c for c, d in zip(self.chunks, self.duplicate, strict=True) if d]
+        return chunks, self.vectors[self.duplicate]
+
+
+class IndexBuild:
+    """The steps every store's build shares, with the build's options and counts.
+
+    The file index (`build_index`) and the PostgreSQL store collect files, chunk and
+    embed them, reuse unchanged ones, drop near-duplicates and sample the gate's
+    pseudo-queries the same way; they differ only in where the previous build is read
+    from and the new one written to. Create one per build, when it starts, with the
+    options of `build_index` and the settings of the store's own (`store_settings`).
+
+    Attributes:
+        embedder: The embeddings (the bundled all-MiniLM-L6-v2 unless others are given;
+            it loads at the first text embedded).
+        model_name: The embeddings' name, recorded with the index.
+        settings: The chunking settings recorded with the index; stored chunks are
+            reused only by a build with the same ones.
+        stats: Counts of what the build did, updated by each step.
+        query_model, pseudo_queries, progress, reliability, title_context: The options
+            of `build_index` of the same names.
+    """
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings | None,
+        query_model: BaseChatModel | None,
+        pseudo_queries: int,
+        progress: bool,
+        reliability: str,
+        title_context: bool,
+        chunk_threshold: float,
+        store_settings: dict[str, Any],
+    ) -> None:
+        """Start a build (its clock too); `store_settings` follow the shared settings."""
+        self._started = time.perf_counter()
+        self.embedder = embeddings if embeddings is not None else local_embeddings()
+        self.model_name = embeddings_name(self.embedder)
+        self.settings: dict[str, Any] = {
+            "chunk_threshold": chunk_threshold,
+            "max_chunk_chars": MAX_CHUNK_CHARS,
+            "dedup_threshold": DEDUP_THRESHOLD,
+            "title_context": title_context,
+            "sentence_splitter": "nupunkt",
+            **store_settings,
+        }
+        self.stats = IndexStats()
+        self.query_model = query_model
+        self.pseudo_queries = pseudo_queries
+        self.progress = progress
+        self.reliability = reliability
+        self.title_context = title_context
+
+    def reuses(self, embedding_model: object, settings: object) -> bool:
+        """Whether chunks stored with these embeddings and settings may be reused."""
+        return embedding_model == self.model_name and settings == self.settings
+
+    def files(self, paths: Sequence[Path], *, outside: Path | None = None) -> list[Path]:
+        """The supported files under `paths` (not under `outside`); the rest are skipped."""
+        files, unsupported = collect_files(paths)
+        if outside is not None:
+            files = [p for p in files if not p.is_relative_to(outside)]
+            unsupported = [p for p in unsupported if not p.is_relative_to(outside)]
+        if unsupported:
+            logger.warning(
+                "skipping %d unsupported files: %s", len(unsupported), describe(unsupported)
+            )
+            self.stats.skipped.extend(str(p) for p in unsupported)
+        return files
+
+    def chunks(
+        self,
+        files: Sequence[Path],
+        given: Sequence[Path],
+        *,
+        reusable: dict[str, FileChunks],
+        stored_paths: set[str],
+        dimension: int | None,
+    ) -> ChunkSet:
+        """Chunk and embed what changed, reuse the rest, and mark near-duplicates.
+
+        Args:
+            files: The supported files found, in order.
+            given: The paths the user gave (for the error message).
+            reusable: Chunks and vectors stored for each file by the previous build.
+            stored_paths: Every file the previous build held.
+            dimension: The stored vectors' dimension, or None without a previous build.
+
+        Raises:
+            IndexBuildError: No text was found in any file.
+        """
+        stats, progress = self.stats, self.progress
+        per_file: dict[str, FileChunks] = {}
+        to_embed: list[tuple[Path, str]] = []
+        for path in _bar(files, progress, "hashing files", "file"):
+            try:
+                digest = file_hash(path)
+            except OSError as exc:  # an unreadable file must not stop the build
+                _unreadable(path, exc, stats)
+                continue
+            known = reusable.get(str(path))
+            if known is not None and known.file_hash == digest:
+                per_file[str(path)] = known
+                stats.unchanged += 1
+            else:
+                to_embed.append((path, digest))
+
+        fresh = self._embed_files(to_embed)
+        reset = False
+        dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
+        if dimension is not None and dimensions - {dimension}:
+            # Same name, other vectors (e.g. a model reconfigured): nothing stored is reusable.
+            logger.warning("the embeddings changed dimension: re-embedding every file")
+            stats.unchanged = 0
+            again = [(Path(k), v.file_hash) for k, v in per_file.items()]
+            per_file = {}
+            reset = True
+            fresh += self._embed_files(again)
+        per_file.update({f.path: f for f in fresh})
+        # Gone, or unreadable this time: either way no longer in the index.
+        stats.removed = len(stored_paths - set(per_file))
+        for entry in fresh:
+            if entry.path in stored_paths:
+                stats.changed += 1
+            else:
+                stats.added += 1
+
+        ordered = [per_file[str(p)] for p in files if str(p) in per_file]
+        chunks = [c for f in ordered for c in f.chunks]
+        if not chunks:
+            raise IndexBuildError(
+                f"nothing to index: no text found in {describe([Path(p) for p in given])}"
+            )
+        vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
+        duplicate = near_duplicates(vectors, DEDUP_THRESHOLD)
+        stats.files = len(ordered)
+        stats.chunks = int((~duplicate).sum())
+        stats.duplicates = int(duplicate.sum())
+        return ChunkSet(ordered, fresh, chunks, vectors, duplicate, reset)
+
+    def gate(
+        self, kept: list[Chunk], kept_vectors: Vectors, carried: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """The gate's pseudo-queries (CAG): `carried` ones still valid, new ones up to the target.
+
+        Args:
+            kept: The chunks of the index (near-duplicates left out).
+            kept_vectors: Their vectors.
+            carried: The gate data of the previous build, if it may be reused.
+
+        Returns:
+            The gate data to store, or None when there are no pseudo-queries.
+        """
+        gate = _gate_entries(
+            kept,
+            kept_vectors,
+            carried,
+            self.query_model,
+            self.embedder,
+            self.pseudo_queries,
+            self.progress,
+            self.stats,
+        )
+        self.stats.pseudo_queries = len(gate["entries"]) if gate else 0
+        return gate
+
+    def finish(self, where: str) -> IndexStats:
+        """Stop the clock, log what was done `where` ("at <dir>", "in collection <c>")."""
+        stats = self.stats
+        stats.seconds = time.perf_counter() - self._started
+        logger.info(
+            "indexed %d files into %d chunks %s in %.1f s (%d added, %d changed, %d unchanged, "
+            "%d removed)",
+            stats.files,
+            stats.chunks,
+            where,
+            stats.seconds,
+            stats.added,
+            stats.changed,
+            stats.unchanged,
+            stats.removed,
+        )
+        return stats
+
+    def _embed_files(self, files: list[tuple[Path, str]]) -> list[FileChunks]:
+        return _embed_files(
+            files, self.embedder, self.settings, self.reliability, self.progress, self.stats
+        )
 
 
 def build_index(
@@ -151,9 +385,7 @@ def build_index(
     """
     index_dir = Path(index_dir).expanduser().resolve()
     with store.build_lock(index_dir, wait=wait):
-        return _build(
-            list(paths),
-            index_dir,
+        run = IndexBuild(
             embeddings=embeddings,
             query_model=query_model,
             pseudo_queries=pseudo_queries,
@@ -161,43 +393,21 @@ def build_index(
             reliability=reliability,
             title_context=title_context,
             chunk_threshold=chunk_threshold,
+            store_settings={"bm25_stopwords": store.BM25_STOPWORDS},
         )
+        return _build(list(paths), index_dir, run)
 
 
-def _build(
-    paths: list[Path],
-    index_dir: Path,
-    *,
-    embeddings: Embeddings | None,
-    query_model: BaseChatModel | None,
-    pseudo_queries: int,
-    progress: bool,
-    reliability: str,
-    title_context: bool,
-    chunk_threshold: float,
-) -> IndexStats:
-    from judged_rag.components.embeddings import embeddings_name, local_embeddings
-
-    started = time.perf_counter()
+def _build(paths: list[Path], index_dir: Path, run: IndexBuild) -> IndexStats:
     # First make sure the target may be written: a refusal needs no model.
     store.recover(index_dir)
     previous = _previous_index(index_dir)
-    embedder = embeddings if embeddings is not None else local_embeddings()
-    model_name = embeddings_name(embedder)
-    settings = {
-        "chunk_threshold": chunk_threshold,
-        "max_chunk_chars": MAX_CHUNK_CHARS,
-        "dedup_threshold": DEDUP_THRESHOLD,
-        "title_context": title_context,
-        "sentence_splitter": "nupunkt",
-        "bm25_stopwords": store.BM25_STOPWORDS,
-    }
     previous_paths: set[str] = set()
-    reusable: dict[str, _FileChunks] = {}
+    reusable: dict[str, FileChunks] = {}
     if previous is not None:
         try:
             previous_paths = set(previous.files())
-            if previous.embedding_model == model_name and previous.manifest["settings"] == settings:
+            if run.reuses(previous.embedding_model, previous.manifest["settings"]):
                 reusable = _reusable_files(previous)
             else:
                 logger.info(
@@ -207,27 +417,15 @@ def _build(
         except IndexFormatError as exc:
             logger.warning("the index at %s is unusable and will be rebuilt: %s", index_dir, exc)
             previous = None
-    stats = IndexStats()
 
-    files, unsupported = collect_files(paths)
     # The index may live inside a folder being indexed: never index the index.
-    files = [p for p in files if not p.is_relative_to(index_dir)]
-    unsupported = [p for p in unsupported if not p.is_relative_to(index_dir)]
-    if unsupported:
-        logger.warning("skipping %d unsupported files: %s", len(unsupported), describe(unsupported))
-        stats.skipped.extend(str(p) for p in unsupported)
-
-    found = gather_chunks(
+    files = run.files(paths, outside=index_dir)
+    found = run.chunks(
         files,
         paths,
         reusable=reusable,
         stored_paths=previous_paths,
         dimension=previous.dimension if previous is not None else None,
-        embedder=embedder,
-        settings=settings,
-        reliability=reliability,
-        progress=progress,
-        stats=stats,
     )
     if found.reset:
         previous = None  # nor are its pseudo-query similarities
@@ -236,6 +434,7 @@ def _build(
     if dropped:
         logger.info("dropped %d near-duplicate chunks", len(dropped))
 
+    stats = run.stats
     with store.new_build(index_dir) as building:
         store.write_index(
             building,
@@ -247,28 +446,24 @@ def _build(
                 f.path: {"file_hash": f.file_hash, "chunks": [c.id for c in f.chunks]}
                 for f in found.ordered
             },
-            index_texts=[c.index_text(title_context) for c in kept],
-            progress=progress,
+            index_texts=[c.index_text(run.title_context) for c in kept],
+            progress=run.progress,
         )
 
-        carried = previous.gate if previous is not None else None
-        gate = _gate_entries(
-            kept, kept_vectors, carried, query_model, embedder, pseudo_queries, progress, stats
-        )
+        gate = run.gate(kept, kept_vectors, previous.gate if previous is not None else None)
         if gate is not None:
             store.write_gate(building, gate)
-        stats.pseudo_queries = len(gate["entries"]) if gate else 0
 
         store.write_manifest(
             building,
             {
                 "format": store.FORMAT,
                 "version": store.FORMAT_VERSION,
-                "embedding_model": model_name,
+                "embedding_model": run.model_name,
                 "dimension": int(kept_vectors.shape[1]),
                 "normalized": True,
-                "settings": settings,
-                "reliability": reliability,
+                "settings": run.settings,
+                "reliability": run.reliability,
                 "files": stats.files,
                 "chunks": stats.chunks,
                 "duplicates": stats.duplicates,
@@ -278,140 +473,7 @@ def _build(
             },
         )
         store.swap_in(building, index_dir)
-    stats.seconds = time.perf_counter() - started
-    logger.info(
-        "indexed %d files into %d chunks at %s in %.1f s (%d added, %d changed, %d unchanged, "
-        "%d removed)",
-        stats.files,
-        stats.chunks,
-        index_dir,
-        stats.seconds,
-        stats.added,
-        stats.changed,
-        stats.unchanged,
-        stats.removed,
-    )
-    return stats
-
-
-@dataclass
-class ChunkSet:
-    """The chunks of one build, in file order: reused where a file is unchanged, else new.
-
-    Attributes:
-        ordered: Each file's chunks and vectors, in the order the files were given.
-        fresh: The files embedded by this build.
-        chunks: Every chunk of ``ordered``, near-duplicates included.
-        vectors: Their vectors, one row per chunk.
-        duplicate: True where a chunk is a near-duplicate of an earlier one.
-        reset: The stored vectors had another dimension, so nothing stored was reused.
-    """
-
-    ordered: list[_FileChunks]
-    fresh: list[_FileChunks]
-    chunks: list[Chunk]
-    vectors: Vectors
-    duplicate: np.ndarray
-    reset: bool
-
-    @property
-    def kept(self) -> list[Chunk]:
-        """The chunks that are not near-duplicates."""
-        return [c for c, d in zip(self.chunks, self.duplicate, strict=True) if not d]
-
-    @property
-    def kept_vectors(self) -> Vectors:
-        """The vectors of `kept`."""
-        kept: Vectors = self.vectors[~self.duplicate]
-        return kept
-
-    @property
-    def dropped(self) -> tuple[list[Chunk], Vectors]:
-        """The near-duplicates and their vectors (kept on disk for incremental rebuilds)."""
-        chunks = [c for c, d in zip(self.chunks, self.duplicate, strict=True) if d]
-        return chunks, self.vectors[self.duplicate]
-
-
-def gather_chunks(
-    files: Sequence[Path],
-    given: Sequence[Path],
-    *,
-    reusable: dict[str, _FileChunks],
-    stored_paths: set[str],
-    dimension: int | None,
-    embedder: Embeddings,
-    settings: dict[str, Any],
-    reliability: str,
-    progress: bool,
-    stats: IndexStats,
-) -> ChunkSet:
-    """Chunk and embed what changed, reuse the rest, and mark near-duplicates.
-
-    Shared by the on-disk index and the PostgreSQL store, which differ only in where
-    the result is written. Updates the counts in ``stats``.
-
-    Args:
-        files: The supported files found, in order.
-        given: The paths the user gave (for the error message).
-        reusable: Chunks and vectors stored for each file by the previous build.
-        stored_paths: Every file the previous build held.
-        dimension: The stored vectors' dimension, or None without a previous build.
-        embedder: The embeddings.
-        settings: Chunking settings recorded with the index.
-        reliability: Reliability grade of the documents.
-        progress: Show progress bars.
-        stats: Counts to update.
-
-    Raises:
-        IndexBuildError: No text was found in any file.
-    """
-    per_file: dict[str, _FileChunks] = {}
-    to_embed: list[tuple[Path, str]] = []
-    for path in _bar(files, progress, "hashing files", "file"):
-        try:
-            digest = file_hash(path)
-        except OSError as exc:  # an unreadable file must not stop the build
-            _unreadable(path, exc, stats)
-            continue
-        known = reusable.get(str(path))
-        if known is not None and known.file_hash == digest:
-            per_file[str(path)] = known
-            stats.unchanged += 1
-        else:
-            to_embed.append((path, digest))
-
-    fresh = _embed_files(to_embed, embedder, settings, reliability, progress, stats)
-    reset = False
-    dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
-    if dimension is not None and dimensions - {dimension}:
-        # Same name, other vectors (e.g. a model reconfigured): nothing stored is reusable.
-        logger.warning("the embeddings changed dimension: re-embedding every file")
-        stats.unchanged = 0
-        again = [(Path(k), v.file_hash) for k, v in per_file.items()]
-        per_file = {}
-        reset = True
-        fresh += _embed_files(again, embedder, settings, reliability, progress, stats)
-    per_file.update({f.path: f for f in fresh})
-    # Gone, or unreadable this time: either way no longer in the index.
-    stats.removed = len(stored_paths - set(per_file))
-    for entry in fresh:
-        if entry.path in stored_paths:
-            stats.changed += 1
-        else:
-            stats.added += 1
-
-    ordered = [per_file[str(p)] for p in files if str(p) in per_file]
-    chunks = [c for f in ordered for c in f.chunks]
-    if not chunks:
-        raise IndexBuildError(
-            f"nothing to index: no text found in {describe([Path(p) for p in given])}"
-        )
-    vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
-    duplicate = near_duplicates(vectors, DEDUP_THRESHOLD)
-    stats.files = len(ordered)
-    stats.chunks = int((~duplicate).sum())
-    stats.duplicates = int(duplicate.sum())
-    return ChunkSet(ordered, fresh, chunks, vectors, duplicate, reset)
+    return run.finish(f"at {index_dir}")
 
 
 def gate_is_current(manifest: dict[str, Any]) -> bool:
@@ -463,14 +525,14 @@ def _previous_index(index_dir: Path) -> IndexStore | None:
         return None
 
 
-def _reusable_files(previous: IndexStore) -> dict[str, _FileChunks]:
+def _reusable_files(previous: IndexStore) -> dict[str, FileChunks]:
     """Chunks and vectors of each file of the previous index, in file order."""
     rows = {c.id: i for i, c in enumerate(previous.chunks)}
     kept_vectors = previous.all_vectors()
     dropped_chunks, dropped_vectors = previous.dropped()
     dropped_rows = {c.id: i for i, c in enumerate(dropped_chunks)}
     by_id = {c.id: c for c in previous.chunks} | {c.id: c for c in dropped_chunks}
-    out: dict[str, _FileChunks] = {}
+    out: dict[str, FileChunks] = {}
     for path, record in previous.files().items():
         ids = list(record["chunks"])
         if not all(i in by_id for i in ids):
@@ -478,7 +540,7 @@ def _reusable_files(previous: IndexStore) -> dict[str, _FileChunks]:
         vectors = [
             kept_vectors[rows[i]] if i in rows else dropped_vectors[dropped_rows[i]] for i in ids
         ]
-        out[path] = _FileChunks(
+        out[path] = FileChunks(
             path,
             str(record["file_hash"]),
             [by_id[i] for i in ids],
@@ -494,7 +556,7 @@ def _embed_files(
     reliability: str,
     progress: bool,
     stats: IndexStats,
-) -> list[_FileChunks]:
+) -> list[FileChunks]:
     """Load, split, embed and chunk new or changed files."""
     loaded: list[tuple[Path, str, Any, list[str]]] = []
     for path, digest in _bar(files, progress, "reading files", "file"):
@@ -550,7 +612,7 @@ def _embed_files(
     stats.embedded += len(missing)
     missing_rows = {t: i for i, t in enumerate(missing)}
 
-    out: list[_FileChunks] = []
+    out: list[FileChunks] = []
     position = 0
     dimension = sentence_vectors.shape[1] if len(sentence_vectors) else missing_vectors.shape[1]
     for (path, digest, _, _), chunks in zip(pending, chunks_by_file, strict=True):
@@ -561,7 +623,7 @@ def _embed_files(
             for t in texts
         ]
         vectors = np.asarray(rows, dtype=np.float32).reshape(len(chunks), dimension)
-        out.append(_FileChunks(str(path), digest, chunks, vectors))
+        out.append(FileChunks(str(path), digest, chunks, vectors))
     return out
 
 
@@ -579,8 +641,6 @@ def embed_texts(
     batch: int = 256,
 ) -> Vectors:
     """Embed texts into unit float32 rows, longest first (less padding), with a progress bar."""
-    from judged_rag.components.embeddings import LocalEmbeddings
-
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -25,21 +25,48 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
+from judged_rag.core.scores import RRF_K
+from judged_rag.errors import ComponentError, IndexFormatError
 from judged_rag.indexing.chunking import DEDUP_THRESHOLD, normalize
-from judged_rag.indexing.errors import IndexFormatError
+from judged_rag.indexing.embeddings import MODEL_NAME, embeddings_name, local_embeddings
 from judged_rag.indexing.store import IndexStore, Vectors, sibling
 
 logger = logging.getLogger(__name__)
 
 Fusion = Literal["weighted", "rrf"]
-RRF_K = 60
+
+
+class StoredVectors(NamedTuple):
+    """What query vectors must match: the stored vectors' dimension and model, and where."""
+
+    dimension: int
+    embedding_model: str
+    where: str
+    """Names the store in messages: "the index at <dir>", "the collection '<c>'"."""
+
+
+def weighted_scores(
+    similarity: np.ndarray[Any, Any], keyword: np.ndarray[Any, Any], top: float, weight: float
+) -> np.ndarray[Any, Any]:
+    """Weighted fusion: `weight` of the similarity, the rest of the keyword score / `top`."""
+    relative = keyword / top if top > 0 else np.zeros_like(keyword)
+    return weight * similarity + (1.0 - weight) * relative
+
+
+def rrf_scores(
+    dense: np.ndarray[Any, Any], keyword: np.ndarray[Any, Any], weight: float
+) -> np.ndarray[Any, Any]:
+    """Reciprocal-rank fusion of each side's 1 / (60 + rank), scaled into [0, 1]."""
+    return (weight * dense + (1.0 - weight) * keyword) * (RRF_K + 1)
 
 
 class FusedRetriever(BaseRetriever):
     """A dense + keyword retriever whose `k`, fusion and dense weight can change per call.
 
-    Subclasses implement `_search`; this class checks the per-run options. Both the file
-    index (`HybridRetriever`) and the PostgreSQL store build on it.
+    Subclasses implement `_search` and `_stored_vectors`; this class checks the per-run
+    options, embeds queries (refusing a dimension other than the stored vectors') and
+    picks results without near-duplicates. Both the file index (`HybridRetriever`) and
+    the PostgreSQL store build on it.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -51,8 +78,11 @@ class FusedRetriever(BaseRetriever):
     fetch_k: int = Field(default=50, ge=1)
     dedup_threshold: float = DEDUP_THRESHOLD
 
-    accepts_run_options: ClassVar[bool] = True
-    """Marks retrievers that take `k`, `fusion` and `dense_weight` per call."""
+    accepts_run_options: ClassVar[Literal[True]] = True
+    """Marks retrievers that take `k`, `fusion` and `dense_weight` per call
+    (`core.retrieval.TunableRetriever`)."""
+    dimension_error: ClassVar[type[ComponentError]] = IndexFormatError
+    """Raised when the query embeddings give vectors of another dimension."""
 
     def _get_relevant_documents(
         self,
@@ -85,6 +115,32 @@ class FusedRetriever(BaseRetriever):
 
     def _search(self, query: str, k: int, fusion: Fusion, weight: float) -> list[Document]:
         raise NotImplementedError
+
+    def _stored_vectors(self) -> StoredVectors:
+        raise NotImplementedError
+
+    def _embed(self, text: str) -> Vectors:
+        """The query as a unit vector of the stored vectors' dimension."""
+        vector: Vectors = normalize(self.embeddings.embed_query(text))[0]
+        stored = self._stored_vectors()
+        if vector.shape[0] != stored.dimension:
+            raise self.dimension_error(
+                f"the query embeddings give {vector.shape[0]}-dimensional vectors but "
+                f"{stored.where} holds {stored.dimension}-dimensional ones "
+                f"({stored.embedding_model}); open it with the embeddings that built it"
+            )
+        return vector
+
+    def _distinct(self, order: np.ndarray[Any, Any], vectors: Vectors, k: int) -> list[int]:
+        """The first `k` rows of `order` that are no near-duplicate of a row taken before."""
+        chosen: list[int] = []
+        for i in order.tolist():
+            if chosen and float((vectors[chosen] @ vectors[i]).max()) > self.dedup_threshold:
+                continue
+            chosen.append(i)
+            if len(chosen) == k:
+                break
+        return chosen
 
 
 class HybridRetriever(FusedRetriever):
@@ -119,15 +175,11 @@ class HybridRetriever(FusedRetriever):
         scores, _ = self.store.dense_search(self._embed(question), 1)
         return float(scores[0]) if len(scores) else 0.0
 
-    def _embed(self, text: str) -> Vectors:
-        vector: Vectors = normalize(self.embeddings.embed_query(text))[0]
-        if vector.shape[0] != self.store.dimension:
-            raise IndexFormatError(
-                f"the query embeddings give {vector.shape[0]}-dimensional vectors but the index "
-                f"at {self.store.directory} holds {self.store.dimension}-dimensional ones "
-                f"({self.store.embedding_model}); open it with the embeddings that built it"
-            )
-        return vector
+    def _stored_vectors(self) -> StoredVectors:
+        store = self.store
+        return StoredVectors(
+            store.dimension, store.embedding_model, f"the index at {store.directory}"
+        )
 
     def _search(self, query: str, k: int, fusion: Fusion, weight: float) -> list[Document]:
         store = self.store
@@ -150,25 +202,12 @@ class HybridRetriever(FusedRetriever):
         similarity = np.clip(cosine, 0.0, 1.0)
         bm25 = bm25_all[candidates]
         if fusion == "weighted":
-            top = float(bm25_all.max())
-            keyword = bm25 / top if top > 0 else np.zeros_like(bm25)
-            score = weight * similarity + (1.0 - weight) * keyword
+            score = weighted_scores(similarity, bm25, float(bm25_all.max()), weight)
         else:
-            score = weight * _rrf(candidates, dense_rows) + (1.0 - weight) * _rrf(
-                candidates, bm25_rows
-            )
-            score *= RRF_K + 1
+            score = rrf_scores(_rrf(candidates, dense_rows), _rrf(candidates, bm25_rows), weight)
         order = np.lexsort((-cosine, -score))
-
-        chosen: list[int] = []
-        for i in order.tolist():
-            if chosen and float((vectors[chosen] @ vectors[i]).max()) > self.dedup_threshold:
-                continue
-            chosen.append(i)
-            if len(chosen) == k:
-                break
         docs = []
-        for i in chosen:
+        for i in self._distinct(order, vectors, k):
             chunk = store.chunks[int(candidates[i])]
             docs.append(
                 Document(
@@ -218,8 +257,6 @@ def open_index(
     Raises:
         IndexFormatError: Missing, corrupt or foreign index, or no embeddings for it.
     """
-    from judged_rag.components.embeddings import MODEL_NAME, embeddings_name, local_embeddings
-
     store = _load_with_retry(Path(index_dir).expanduser())
     if embeddings is None:
         if store.embedding_model != MODEL_NAME:

@@ -23,11 +23,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judged_rag.components import ComponentError
-from judged_rag.components.paths import home
+from judged_rag.errors import ComponentError, IndexFormatError
 from judged_rag.indexing.builder import IndexStats, build_index, gate_is_current
-from judged_rag.indexing.errors import IndexFormatError
 from judged_rag.indexing.store import build_lock, read_manifest
+from judged_rag.paths import home
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from judged_rag.indexing.errors import (
+from judged_rag.errors import (
     ForeignDataError,
     IndexBuildError,
     IndexFormatError,

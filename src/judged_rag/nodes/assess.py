@@ -14,105 +14,49 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.components.llm import structured_call
-from judged_rag.configuration import TRUSTED, RunSettings
-from judged_rag.nodes._shared import (
-    call_context,
-    calls_left,
-    event,
-    exhausted,
-    numbered,
-    reserve,
-    settings,
-    structured_method,
-)
+from judged_rag.core.budget import exhausted, reserve
+from judged_rag.core.documents import numbered
+from judged_rag.core.judgments import LABELS, is_supporting, labelled_sets, latest_judgments
+from judged_rag.core.trace import event
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
-from judged_rag.state import Cost, Doc, Judgment, State, add_costs, zero_cost
-
-
-def latest_judgments(state: State) -> dict[str, Judgment]:
-    """One judgment per document (a later one replaces an earlier one)."""
-    return {j["doc_id"]: j for j in state.get("judgments") or []}
-
-
-def is_supporting(judgment: Judgment) -> bool:
-    """Highly Relevant, and Full alignment whenever alignment was checked."""
-    return judgment["label"] == "highly_relevant" and judgment["alignment"] in ("full", "unchecked")
-
-
-def labelled(state: State, label: str) -> list[Doc]:
-    """Documents with this label, best composite score first."""
-    judged = latest_judgments(state)
-    docs = [
-        d
-        for d in state.get("documents") or []
-        if d["id"] in judged and judged[d["id"]]["label"] == label
-    ]
-    return sorted(docs, key=lambda d: -judged[d["id"]]["composite_score"])
+from judged_rag.state import Cost, State, TraceEvent, add_costs, zero_cost
 
 
 def assess(
-    state: State,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
-    run_settings: RunSettings = TRUSTED,
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Count the labels, decide sufficiency, and account for the judge rounds."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
     llm_judged = sum(1 for j in this_round if j["by"] not in ("prefilter", "unjudged"))
     cost: Cost = zero_cost()
     cost["llm_rounds"] = math.ceil(llm_judged / cfg.judge_concurrency)
-    counts = {
-        label: sum(1 for j in judged.values() if j["label"] == label)
-        for label in ("highly_relevant", "somewhat_relevant", "not_relevant")
-    }
+    counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
     supporting = sum(1 for j in judged.values() if is_supporting(j))
-    events = []
+    events: list[TraceEvent] = []
     if cfg.sufficiency == "labels":
         sufficient = supporting >= cfg.min_supporting
     else:
-        candidates = [*labelled(state, "highly_relevant"), *labelled(state, "somewhat_relevant")]
-        candidates = candidates[: cfg.max_knowledge]
-        why = exhausted(state, cfg, keep=reserve(cfg))
-        if why:
-            events.append(event("assess", "budget", exhausted=why))
-        if candidates and not why:
-            model = components.judge(cfg)
-            outcome = structured_call(
-                model,
+        sets = labelled_sets(state)
+        candidates = [*sets["highly_relevant"], *sets["somewhat_relevant"]][: cfg.max_knowledge]
+        step = deps.step("assess", state, config, cfg, keep=reserve(cfg))
+        if step.exhausted:
+            events.append(event("assess", "budget", exhausted=step.exhausted))
+        sufficient = False
+        if candidates and not step.exhausted:
+            user = prompt.USER.format(question=state["question"], documents=numbered(candidates))
+            outcome = step.structured(
                 SupportCheck,
-                [
-                    SystemMessage(prompt.SYSTEM),
-                    HumanMessage(
-                        prompt.USER.format(
-                            question=state["question"], documents=numbered(candidates)
-                        )
-                    ),
-                ],
-                config=config,
-                ctx=call_context(
-                    "assess",
-                    runtime,
-                    max_attempts,
-                    calls=calls_left(state, cfg) - reserve(cfg),
-                    redact=run_settings.remote,
-                ),
+                [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
                 default=SupportCheck(sufficient=False),
-                method=structured_method(model, cfg),
             )
             sufficient = outcome.value.sufficient
             events.extend(outcome.events)
             cost = {**outcome.cost, "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"]}
-        else:
-            sufficient = False
     events.append(
         event(
             "assess",

@@ -6,97 +6,26 @@ knowledge and the trace says so. This is the only call whose tokens stream.
 
 from __future__ import annotations
 
-import re
-import string
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.components.llm import text_call
-from judged_rag.configuration import TRUSTED, RunSettings
-from judged_rag.nodes._shared import (
-    call_context,
-    calls_left,
-    event,
-    exhausted,
-    numbered,
-    settings,
-)
+from judged_rag.core.budget import calls_left
+from judged_rag.core.citations import LETTERS, chosen_option, citations_for
+from judged_rag.core.documents import numbered
+from judged_rag.core.trace import event
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
-from judged_rag.state import Citation, Doc, State
-
-LETTERS = string.ascii_uppercase
-
-
-MAX_CITATION_DIGITS = 6
-"""Longer bracketed numbers are not citations (and `int()` refuses past 4,300 digits)."""
-
-
-_CITATION = re.compile(
-    r"\[(\d+(?:\s*[,;]\s*\d+)*)\]"  # [1], [2, 3]
-    r"|\bdocument\s+(?:n\s*=\s*)?\"?(\d+)\b",  # document 1, document n="1" (small models)
-    re.IGNORECASE,
-)
-
-
-def cited_numbers(text: str) -> list[int]:
-    """Citation numbers in order of first use: [1], [2, 3], [1][4], "document 2".
-
-    The prompt asks for [n]; small models often write "as stated in document 1" or copy
-    the fence's ``document n="1"`` instead, which cite just as clearly.
-    """
-    # A dict keeps first-use order with O(1) membership: a reply citing [1, 2, ... 20000]
-    # must not cost quadratic time.
-    numbers: dict[int, None] = {}
-    for match in _CITATION.finditer(text):
-        group = match.group(1) or match.group(2)
-        for part in re.split(r"[,;]", group):
-            digits = part.strip()
-            if len(digits) <= MAX_CITATION_DIGITS:
-                numbers.setdefault(int(digits), None)
-    return list(numbers)
-
-
-def citations_for(text: str, knowledge: list[Doc]) -> list[Citation]:
-    """The citations that point at real knowledge (invalid numbers are left to verify)."""
-    return [
-        Citation(
-            number=n,
-            doc_id=knowledge[n - 1]["id"],
-            title=knowledge[n - 1]["title"],
-            source=knowledge[n - 1]["source"],
-            snippet=knowledge[n - 1]["content"][:240],
-        )
-        for n in cited_numbers(text)
-        if 1 <= n <= len(knowledge)
-    ]
-
-
-def chosen_option(text: str, options: list[str]) -> str | None:
-    """The option a closed-ended reply picked: by leading letter, else by its text."""
-    letters = LETTERS[: len(options)]
-    head = re.match(rf"\W*(?:[Oo]ption\s*)?\(?([{letters}])(?:[).:,]|\s*$|\s*\n)", text.strip())
-    if head:
-        return options[letters.index(head.group(1).upper())]
-    lowered = text.lower()
-    hits = [o for o in options if o.lower() in lowered]
-    return hits[0] if len(hits) == 1 else None
+from judged_rag.state import State
 
 
 def generate(
-    state: State,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
-    run_settings: RunSettings = TRUSTED,
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Write the answer from the knowledge the combination chose."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     knowledge = state.get("knowledge") or []
     options = state.get("options") or []
     closed = state.get("resolved_task") == "closed"
@@ -113,38 +42,27 @@ def generate(
     feedback = state.get("feedback") or []
     if feedback:
         user += prompt.FEEDBACK.format(claims="; ".join(feedback))
-    if why := exhausted(state, cfg):
-        budget_event = event("generate", "budget", exhausted=why)
-        return {
-            "draft": "",
-            "answer": "",
-            "citations": [],
-            "trace": [budget_event],
-        }
+    nothing: dict[str, Any] = {"draft": "", "answer": "", "citations": []}
     # Retries leave the verifier its call.
     left = calls_left(state, cfg) - (1 if cfg.verify else 0)
-    ctx = call_context("generate", runtime, max_attempts, calls=left, redact=run_settings.remote)
-    text, cost, events = text_call(
-        components.generator(cfg),
-        [SystemMessage(system), HumanMessage(user)],
-        config=config,
-        ctx=ctx,
-    )
-    if text is None:
-        return {"draft": "", "answer": "", "citations": [], "cost": cost, "trace": events}
-    text = text.strip()
+    step = deps.step("generate", state, config, cfg, calls=left, model="generator")
+    if step.exhausted:
+        return {**nothing, "trace": [event("generate", "budget", exhausted=step.exhausted)]}
+    outcome = step.text([SystemMessage(system), HumanMessage(user)])
+    events = outcome.events
+    if outcome.value is None:
+        return {**nothing, "cost": outcome.cost, "trace": events}
+    text = outcome.value.strip()
     if not text:
-        events.append(
-            event(
-                "generate",
-                "fallback",
-                error="EmptyReply",
-                message="the model returned no text",
-                attempts=ctx.attempt,
-                default="",
-            )
+        empty = event(
+            "generate",
+            "fallback",
+            error="EmptyReply",
+            message="the model returned no text",
+            attempts=outcome.cost["llm_calls"],
+            default="",
         )
-        return {"draft": "", "answer": "", "citations": [], "cost": cost, "trace": events}
+        return {**nothing, "cost": outcome.cost, "trace": [*events, empty]}
     answer = text
     detail: dict[str, Any] = {"knowledge": len(knowledge), "from_model_only": not knowledge}
     if closed and options:
@@ -154,4 +72,10 @@ def generate(
     citations = citations_for(text, knowledge)
     detail["cited"] = [c["number"] for c in citations]
     events.append(event("generate", "generated", **detail))
-    return {"draft": text, "answer": answer, "citations": citations, "cost": cost, "trace": events}
+    return {
+        "draft": text,
+        "answer": answer,
+        "citations": citations,
+        "cost": outcome.cost,
+        "trace": events,
+    }

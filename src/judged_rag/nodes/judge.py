@@ -17,17 +17,12 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.components.llm import LetterChoice, letter_call, structured_call
-from judged_rag.configuration import TRUSTED, Configuration, RunSettings
-from judged_rag.nodes._shared import (
-    call_context,
-    composite_score,
-    event,
-    fence,
-    settings,
-    structured_method,
-)
+from judged_rag.components.llm import LetterChoice
+from judged_rag.configuration import Configuration
+from judged_rag.core.documents import fence
+from judged_rag.core.scores import composite_score
+from judged_rag.core.trace import event
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceJudgment
 from judged_rag.state import Alignment, Cost, JudgeTask, Judgment, Label, zero_cost
@@ -37,16 +32,10 @@ FALLBACK = RelevanceJudgment(label="somewhat_relevant", reason="unreadable judgm
 
 
 def judge(
-    task: JudgeTask,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
-    run_settings: RunSettings = TRUSTED,
+    task: JudgeTask, config: RunnableConfig, runtime: Runtime[Any] | None, *, deps: NodeDeps
 ) -> dict[str, Any]:
-    """Judge one document against the question."""
-    cfg = settings(config, runtime, run_settings)
+    """Judge one document against the question (also callable outside the graph)."""
+    cfg = deps.configuration(config, runtime)
     doc = task["document"]
     score = composite_score(doc, cfg)
     base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
@@ -57,47 +46,28 @@ def judge(
         label: Label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
         reason = f"composite score {score} past the pre-filter bound"
         return _written(_unaligned(base, label, reason, by="prefilter"))
-    model = components.judge(cfg)
-    ctx = call_context(
-        "judge", runtime, max_attempts, calls=task.get("calls"), redact=run_settings.remote
-    )
+    step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
+    document = fence(doc["content"])
     if cfg.judge == "letter":
-        messages = [
-            SystemMessage(prompt.LETTER_SYSTEM),
-            HumanMessage(
-                prompt.LETTER_USER.format(question=task["question"], document=fence(doc["content"]))
-            ),
-        ]
-        with components.judge_slots(cfg.judge_concurrency):
-            choice, cost, events = letter_call(
-                model,
-                messages,
+        user = prompt.LETTER_USER.format(question=task["question"], document=document)
+        with deps.components.judge_slots(cfg.judge_concurrency):
+            letter = step.letter(
+                [SystemMessage(prompt.LETTER_SYSTEM), HumanMessage(user)],
                 list(prompt.LETTERS),
-                config=config,
-                ctx=ctx,
                 default=FALLBACK.model_dump(),
             )
-        return _written(_from_letter(base, choice, cfg), cost, events)
-    parts = task["components"]
-    messages = [
-        SystemMessage(prompt.SYSTEM),
-        HumanMessage(
-            prompt.USER.format(
-                question=task["question"],
-                components="; ".join(parts) if parts else "(not parsed)",
-                document=fence(doc["content"]),
-            )
-        ),
-    ]
-    with components.judge_slots(cfg.judge_concurrency):
-        outcome = structured_call(
-            model,
+        return _written(_from_letter(base, letter.value, cfg), letter.cost, letter.events)
+    parts = task["query_parts"]
+    user = prompt.USER.format(
+        question=task["question"],
+        components="; ".join(parts) if parts else "(not parsed)",
+        document=document,
+    )
+    with deps.components.judge_slots(cfg.judge_concurrency):
+        outcome = step.structured(
             RelevanceJudgment,
-            messages,
-            config=config,
-            ctx=ctx,
+            [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
             default=FALLBACK,
-            method=structured_method(model, cfg),
             count_round=False,  # the join counts the rounds of the whole fan-out
         )
     value = outcome.value

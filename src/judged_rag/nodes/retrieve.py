@@ -12,56 +12,45 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.configuration import TRUSTED, RunSettings
+from judged_rag.core.documents import content_key, to_doc
+from judged_rag.core.retrieval import search
+from judged_rag.core.scores import RRF_K
+from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
-from judged_rag.nodes._shared import content_key, event, settings, to_doc
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.state import Doc, State, TraceEvent
-
-RRF_K = 60
 
 
 def retrieve(
-    state: State,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    run_settings: RunSettings = TRUSTED,
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Retrieve for the current queries and keep the top-k documents not seen before."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     iteration = state.get("iteration", 0)
     queries = state.get("queries") or [state["question"]]
     events: list[TraceEvent] = []
     ranked: dict[str, tuple[float, Doc]] = {}
+    redact = deps.settings.remote
     try:
-        retriever = components.knowledge_retriever(cfg)
+        retriever = deps.components.knowledge_retriever(cfg)
     except Exception as exc:
         events.append(
-            event(
-                "retrieve",
-                "error",
-                **error_detail(exc, redact=run_settings.remote, where="retrieve"),
-            )
+            event("retrieve", "error", **error_detail(exc, redact=redact, where="retrieve"))
         )
         retriever = None
-    options = {"k": cfg.top_k, "fusion": cfg.fusion, "dense_weight": cfg.dense_weight}
     for query in queries if retriever is not None else []:
         try:
-            if getattr(retriever, "accepts_run_options", False):
-                found = retriever.invoke(query, config, **options)  # type: ignore[union-attr]
-            else:
-                found = retriever.invoke(query, config)  # type: ignore[union-attr]
-        except Exception as exc:
-            events.append(
-                event(
-                    "retrieve",
-                    "error",
-                    query=query[:200],
-                    **error_detail(exc, redact=run_settings.remote, where="retrieve"),
-                )
+            found = search(
+                retriever,
+                query,
+                config,
+                k=cfg.top_k,
+                fusion=cfg.fusion,
+                dense_weight=cfg.dense_weight,
             )
+        except Exception as exc:
+            failure = error_detail(exc, redact=redact, where="retrieve")
+            events.append(event("retrieve", "error", query=query[:200], **failure))
             continue
         for rank, document in enumerate(found[: cfg.top_k]):
             doc = to_doc(document, origin="kb", iteration=iteration, reliability=cfg.kb_reliability)

@@ -14,19 +14,10 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.components.llm import structured_call
-from judged_rag.configuration import TRUSTED, RunSettings
-from judged_rag.nodes._shared import (
-    call_context,
-    calls_left,
-    event,
-    exhausted,
-    reserve,
-    settings,
-    structured_method,
-)
-from judged_rag.nodes.assess import latest_judgments
+from judged_rag.core.budget import reserve
+from judged_rag.core.judgments import latest_judgments
+from judged_rag.core.trace import event
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import rewrite as prompt
 from judged_rag.schemas import QueryRewrite
 from judged_rag.state import Judgment, State, TraceEvent
@@ -45,16 +36,10 @@ def ratio(judgment: Judgment) -> float:
 
 
 def rewrite(
-    state: State,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
-    run_settings: RunSettings = TRUSTED,
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Build the next round's queries and advance the iteration counter."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     question = state["question"]
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
@@ -68,31 +53,18 @@ def rewrite(
     queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     events: list[TraceEvent] = []
     out: dict[str, Any] = {}
-    why = exhausted(state, cfg, keep=reserve(cfg))
-    if why:
-        events.append(event("rewrite", "budget", exhausted=why))
-    if (len(well) < len(recent) or not queries) and not why:
-        parts = state.get("components") or [question]
+    step = deps.step("rewrite", state, config, cfg, keep=reserve(cfg))
+    if step.exhausted:
+        events.append(event("rewrite", "budget", exhausted=step.exhausted))
+    if (len(well) < len(recent) or not queries) and not step.exhausted:
+        parts = state.get("query_parts") or [question]
         covered = {c.lower() for j in judged.values() for c in j["aligned_components"]}
         missing = [p for p in parts if p.lower() not in covered] or parts
-        model = components.judge(cfg)
-        outcome = structured_call(
-            model,
+        user = prompt.USER.format(question=question, missing="; ".join(missing))
+        outcome = step.structured(
             QueryRewrite,
-            [
-                SystemMessage(prompt.SYSTEM),
-                HumanMessage(prompt.USER.format(question=question, missing="; ".join(missing))),
-            ],
-            config=config,
-            ctx=call_context(
-                "rewrite",
-                runtime,
-                max_attempts,
-                calls=calls_left(state, cfg) - reserve(cfg),
-                redact=run_settings.remote,
-            ),
+            [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
             default=QueryRewrite(),
-            method=structured_method(model, cfg),
         )
         synonyms = " ".join(s for s in outcome.value.synonyms if s.strip())
         compensated = f"{question} {synonyms}".strip()

@@ -8,39 +8,29 @@
 3. An answer that rests on retrieval must be supported by its citations; otherwise it is
    regenerated (at most `max_regenerations` times), then abstained from
    (`unsupported_claims`).
-This is the last node of every run: it also closes the run's accounting.
+`finish` then turns the verdict into the run's output.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.components.llm import structured_call
-from judged_rag.configuration import TRUSTED, Configuration, RunSettings
-from judged_rag.nodes._shared import (
-    call_context,
-    calls_left,
-    composite_score,
-    event,
-    exhausted,
-    numbered,
-    reserve,
-    settings,
-    structured_method,
-)
-from judged_rag.nodes.generate import cited_numbers
+from judged_rag.configuration import Configuration
+from judged_rag.core.budget import exhausted, reserve
+from judged_rag.core.citations import cited_numbers
+from judged_rag.core.documents import numbered
+from judged_rag.core.scores import composite_score
+from judged_rag.core.trace import event
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import verify as prompt
 from judged_rag.schemas import Verification
-from judged_rag.state import Basis, Cost, RouteSummary, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import UNKNOWN, Basis, Cost, State, TraceEvent, add_costs, zero_cost
 
-UNKNOWN = "Unknown"
 FALLBACK = Verification(supported=False, unsupported_claims=[], confidence=0.0)
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
@@ -67,16 +57,10 @@ def integrate(s_max: float | None, confidence: float, cfg: Configuration) -> Bas
 
 
 def verify(
-    state: State,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
-    run_settings: RunSettings = TRUSTED,
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Check the draft, then accept it, ask for another, or abstain."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     knowledge = state.get("knowledge") or []
     draft = state.get("draft") or ""
     regenerations = state.get("regenerations", 0)
@@ -84,11 +68,11 @@ def verify(
     cost: Cost = zero_cost()
     if not draft:
         reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
-        return _finish(state, cfg, "abstain", None, reason, events, cost)
+        return _decided("abstain", None, reason, events, cost)
     if DECLINED.match(draft):
         # The generator itself declined: an abstention, not an answer to check.
         events.append(event("verify", "declined", draft=draft[:120]))
-        return _finish(state, cfg, "abstain", None, "model_declined", events, cost)
+        return _decided("abstain", None, "model_declined", events, cost)
     s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
     if invalid:
@@ -101,36 +85,18 @@ def verify(
                 knowledge=len(knowledge),
             )
         )
-    if cfg.verify and (why := exhausted(state, cfg)):
+    step = deps.step("verify", state, config, cfg)
+    if cfg.verify and step.exhausted:
         # The draft cannot be checked: it is not given out as if it had been.
-        events.append(event("verify", "budget", exhausted=why))
-        return _finish(state, cfg, "abstain", None, "budget_exhausted", events, cost)
+        events.append(event("verify", "budget", exhausted=step.exhausted))
+        return _decided("abstain", None, "budget_exhausted", events, cost)
     if cfg.verify:
         cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
-        model = components.judge(cfg)
-        outcome = structured_call(
-            model,
-            Verification,
-            [
-                SystemMessage(prompt.SYSTEM),
-                HumanMessage(
-                    prompt.USER.format(
-                        documents=numbered(cited or knowledge),
-                        question=state["question"],
-                        answer=draft,
-                    )
-                ),
-            ],
-            config=config,
-            ctx=call_context(
-                "verify",
-                runtime,
-                max_attempts,
-                calls=calls_left(state, cfg),
-                redact=run_settings.remote,
-            ),
-            default=FALLBACK,
-            method=structured_method(model, cfg),
+        user = prompt.USER.format(
+            documents=numbered(cited or knowledge), question=state["question"], answer=draft
+        )
+        outcome = step.structured(
+            Verification, [SystemMessage(prompt.SYSTEM), HumanMessage(user)], default=FALLBACK
         )
         cost, check = outcome.cost, outcome.value
         events.extend(outcome.events)
@@ -157,13 +123,13 @@ def verify(
         )
     )
     if basis is None:
-        return _finish(state, cfg, "abstain", None, "no_trusted_source", events, cost)
+        return _decided("abstain", None, "no_trusted_source", events, cost)
     if basis in ("retrieval", "combined") and knowledge and not supported:
         after = {**state, "cost": add_costs(state.get("cost"), cost)}
         why = exhausted(after, cfg, keep=reserve(cfg) - 1)
         if regenerations < cfg.max_regenerations and why:
             events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
-            return _finish(state, cfg, "abstain", basis, "budget_exhausted", events, cost)
+            return _decided("abstain", basis, "budget_exhausted", events, cost)
         if regenerations < cfg.max_regenerations:
             events.append(
                 event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations)
@@ -175,50 +141,22 @@ def verify(
                 "cost": cost,
                 "trace": events,
             }
-        return _finish(state, cfg, "abstain", basis, "unsupported_claims", events, cost)
-    return _finish(state, cfg, "accept", basis, None, events, cost)
+        return _decided("abstain", basis, "unsupported_claims", events, cost)
+    return _decided("accept", basis, None, events, cost)
 
 
-def _finish(
-    state: State,
-    cfg: Configuration,
+def _decided(
     verdict: Verdict,
     basis: Basis | None,
     reason: str | None,
     events: list[TraceEvent],
     cost: Cost,
 ) -> dict[str, Any]:
-    abstained = verdict == "abstain"
-    started = state.get("started_at") or time.time()
-    cost = {**cost, "seconds": round(time.time() - started, 3)}
-    retrieved = state.get("gate_route") == "retrieve"
-    route = RouteSummary(
-        task_type=state.get("resolved_task", "open"),
-        gate=state.get("gate_route", "retrieve"),
-        iterations=state.get("iteration", 0) + 1 if retrieved else 0,
-        web_searched=state.get("web_searched", False),
-        combination=state.get("combination", "") if retrieved else "",
-        knowledge=len(state.get("knowledge") or []),
-        regenerations=state.get("regenerations", 0),
-    )
-    events.append(
-        event(
-            "verify", "abstained" if abstained else "accepted", reason=reason, basis=basis or "none"
-        )
-    )
-    update: dict[str, Any] = {
+    """The verifier's last word on the draft; `finish` turns it into the run's output."""
+    return {
         "verdict": verdict,
-        "abstained": abstained,
+        "basis": basis or "none",
         "reason": reason,
-        "basis": "none" if abstained else basis,
-        "route": route,
         "cost": cost,
         "trace": events,
-        # Inputs belong to one run: a thread's next run must not inherit these.
-        "options": None,
-        "task_type": None,
     }
-    if abstained:
-        update["answer"] = UNKNOWN
-        update["citations"] = []
-    return update

@@ -14,75 +14,47 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components import Components
-from judged_rag.components.llm import structured_call
-from judged_rag.configuration import TRUSTED, RunSettings
+from judged_rag.core.budget import reserve
+from judged_rag.core.documents import to_doc
+from judged_rag.core.scores import GRADES
+from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
-from judged_rag.nodes._shared import (
-    GRADES,
-    call_context,
-    calls_left,
-    event,
-    exhausted,
-    reserve,
-    settings,
-    structured_method,
-    to_doc,
-)
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
 from judged_rag.state import State, TraceEvent, zero_cost
 
 
 def web_search(
-    state: State,
-    config: RunnableConfig,
-    runtime: Runtime[Any],
-    *,
-    components: Components,
-    max_attempts: int = 1,
-    run_settings: RunSettings = TRUSTED,
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Search the web for the question and keep the results as K_W."""
-    cfg = settings(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     question = state["question"]
     events: list[TraceEvent] = []
     out: dict[str, Any] = {"web_searched": True, "web_results": [], "needs_web": False}
+    redact = deps.settings.remote
     try:
-        backend = components.web(cfg)
+        backend = deps.components.web(cfg)
     except Exception as exc:
         events.append(
-            event(
-                "web_search",
-                "error",
-                **error_detail(exc, redact=run_settings.remote, where="web_search"),
-            )
+            event("web_search", "error", **error_detail(exc, redact=redact, where="web_search"))
         )
         return {**out, "trace": events}
     if backend is None:
         events.append(event("web_search", "skipped", why="no web-search backend configured"))
         return {**out, "trace": events}
     cost = zero_cost()
-    if why := exhausted(state, cfg, keep=reserve(cfg)):
+    step = deps.step("web_search", state, config, cfg, keep=reserve(cfg))
+    if step.exhausted:
         # No keyword rewrite: the question itself is the query.
         query = question
-        events.append(event("web_search", "budget", exhausted=why))
+        events.append(event("web_search", "budget", exhausted=step.exhausted))
     else:
-        model = components.judge(cfg)
-        outcome = structured_call(
-            model,
+        outcome = step.structured(
             SearchQuery,
             [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
-            config=config,
-            ctx=call_context(
-                "web_search",
-                runtime,
-                max_attempts,
-                calls=calls_left(state, cfg) - reserve(cfg),
-                redact=run_settings.remote,
-            ),
             default=SearchQuery(query=question),
-            method=structured_method(model, cfg),
         )
         query = outcome.value.query.strip() or question
         events.extend(outcome.events)
@@ -90,14 +62,8 @@ def web_search(
     try:
         found = backend.invoke(query, config)
     except Exception as exc:
-        events.append(
-            event(
-                "web_search",
-                "error",
-                query=query,
-                **error_detail(exc, redact=run_settings.remote, where="web_search"),
-            )
-        )
+        failure = error_detail(exc, redact=redact, where="web_search")
+        events.append(event("web_search", "error", query=query, **failure))
         return {**out, "cost": cost, "trace": events}
     iteration = state.get("iteration", 0)
     docs = [to_doc(d, origin="web", iteration=iteration, reliability="F") for d in found]

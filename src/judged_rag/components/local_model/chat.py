@@ -1,0 +1,58 @@
+"""A LangChain chat model talking to the shared local server of a bundled model or GGUF file."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from judged_rag.components.local_model.files import resolve_model
+from judged_rag.components.local_model.server import get_server
+
+if TYPE_CHECKING:
+    from langchain_openai import ChatOpenAI
+
+
+def local_chat_model(
+    name_or_path: str | os.PathLike[str],
+    *,
+    temperature: float = 0.0,
+    timeout: float = 120.0,
+    max_tokens: int | None = None,
+    n_parallel: int = 4,
+    max_retries: int = 1,
+) -> ChatOpenAI:
+    """A `ChatOpenAI` talking to the shared local server for a bundled model or GGUF file.
+
+    Resolving a bundled model may assemble it (seconds, once); the server starts here
+    if it is not running yet.
+
+    Args:
+        name_or_path: A name from `BUNDLED_MODELS` or a path to a `.gguf` file.
+        temperature: Sampling temperature.
+        timeout: Seconds per HTTP request.
+        max_tokens: Cap on generated tokens (`None`: the server's default).
+        n_parallel: Slots of the server, if this call starts it.
+        max_retries: Retries of the OpenAI client on connection errors and 5xx.
+
+    Raises:
+        ModelFileError: The model file cannot be found or verified.
+        ComponentError: The server cannot start.
+    """
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    path = resolve_model(name_or_path)
+    server = get_server(path, n_parallel=n_parallel)
+    server.client_timeout = max(server.client_timeout, timeout)
+    sync_client, async_client = server.http_clients()
+    return ChatOpenAI(
+        model=server.alias,
+        base_url=server.base_url,
+        api_key=SecretStr("local"),
+        temperature=temperature,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_tokens=max_tokens,
+        http_client=sync_client,
+        http_async_client=async_client,
+    )

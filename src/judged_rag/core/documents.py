@@ -1,0 +1,78 @@
+"""Documents in state: built from LangChain `Document`s, fenced for prompts, keyed by text."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+from langchain_core.documents import Document
+
+from judged_rag.core.scores import GRADES
+from judged_rag.state import Doc
+
+
+def fence(text: str, limit: int = 2000) -> str:
+    """Untrusted text made safe to put between <document> tags.
+
+    Every tag named ``document``, opening or closing, with or without attributes, is
+    removed: the text can neither close its fence nor open a fake numbered document
+    the generator might cite.
+    """
+    cleaned = re.sub(r"<\s*/?\s*document\b[^>]*>", " ", text, flags=re.IGNORECASE)
+    return cleaned[:limit]
+
+
+def numbered(docs: list[Doc], limit: int = 1200) -> str:
+    """Documents as the numbered, fenced block the generator and verifier read."""
+    if not docs:
+        return ""
+    parts = [
+        f'<document n="{i}" title="{fence(d["title"], 120)}">\n'
+        f"{fence(d['content'], limit)}\n</document>"
+        for i, d in enumerate(docs, start=1)
+    ]
+    return "\n".join(parts) + "\n"
+
+
+_SCORE_KEYS = ("similarity", "score", "bm25", "keyword", "dense", "rank", "relevance_score")
+
+
+def to_doc(document: Document, *, origin: str, iteration: int, reliability: str) -> Doc:
+    """A LangChain `Document` as the plain-JSON `Doc` kept in state."""
+    meta = document.metadata or {}
+    content = document.page_content or ""
+    doc_id = str(
+        document.id
+        or meta.get("chunk_id")
+        or meta.get("id")
+        or hashlib.sha1(content.encode("utf-8")).hexdigest()[:16]
+    )
+    source = str(meta.get("source") or meta.get("url") or "")
+    title = str(meta.get("title") or (source.rsplit("/", 1)[-1] if source else doc_id))
+    scores = {
+        key: float(meta[key])
+        for key in _SCORE_KEYS
+        if isinstance(meta.get(key), int | float) and math.isfinite(float(meta[key]))
+    }
+    similarity = scores.get("similarity")
+    if similarity is None and 0.0 <= scores.get("score", -1.0) <= 1.0:
+        similarity = scores["score"]
+    grade = str(meta.get("reliability") or reliability).upper()[:1]
+    return Doc(
+        id=doc_id,
+        content=content,
+        title=title,
+        source=source,
+        origin="web" if origin == "web" else "kb",
+        reliability=grade if grade in GRADES else "F",
+        similarity=None if similarity is None else min(1.0, max(0.0, similarity)),
+        scores=scores,
+        iteration=iteration,
+    )
+
+
+def content_key(doc: Doc) -> str:
+    """Identity of a document's text, to merge the same chunk found twice."""
+    text = re.sub(r"\s+", " ", doc["content"]).strip().lower()
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,12 @@
+"""Trace entries: one per decision or incident, in the order it happened."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judged_rag.state import TraceEvent
+
+
+def event(node: str, name: str, **detail: Any) -> TraceEvent:
+    """One trace entry."""
+    return TraceEvent(node=node, event=name, detail=detail)
