@@ -370,11 +370,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_libraries(level: int) -> None:
+    """Keep what libraries print on every start out of a question's output.
+
+    bm25s sets its own logger to DEBUG when imported ("Building index from tokens" on
+    every load), so the level is enforced on the handler; transformers draws a
+    "Loading weights" bar each time the embedding model loads. judged-rag's own bars,
+    for one-time builds, stay; `-v` shows everything.
+    """
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `judged-rag` command."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    level = logging.INFO if args.verbose else logging.WARNING
+    logging.basicConfig(level=level, stream=sys.stderr)
+    if not args.verbose:
+        _quiet_libraries(level)
     from judged_rag.components import ComponentError
     from judged_rag.errors import InvalidInputError
 
