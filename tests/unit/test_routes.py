@@ -291,9 +291,29 @@ def test_low_retrieval_score_and_low_confidence_abstain_with_unknown() -> None:
     assert checked["s_max"] < 0.5 and checked["confidence"] < 0.5
 
 
-def test_citation_to_missing_document_is_caught() -> None:
+def test_citation_to_missing_document_is_repaired_when_another_document_states_it() -> None:
     parts = Components(
-        chat_model=generator("In 1969 [7].", "In 1969 [7]."),
+        chat_model=generator("In 1969 [7]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(True, 0.9),  # the first check: the citation [7] still makes it unsupported
+            verdict(True, 0.9),  # the repaired draft, citing [1]
+        ),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    out = run(parts, max_regenerations=1)
+    assert events(out, "verify", "invalid_citations")[0]["detail"]["numbers"] == [7]
+    repaired = events(out, "verify", "citations_repaired")[0]["detail"]["repairs"]
+    assert repaired == [{"claim": "In 1969.", "cited": [7], "to": 1, "support": 1.0}]
+    assert out["abstained"] is False and out["answer"] == "In 1969 [1]."
+    assert [c["number"] for c in out["citations"]] == [1]
+    assert out["route"]["regenerations"] == 0 and out["cost"]["llm_calls"] == 5
+
+
+def test_citation_to_missing_document_is_caught_when_no_document_states_it() -> None:
+    parts = Components(
+        chat_model=generator("Armstrong walked on Mars [7].", "Armstrong walked on Mars [7]."),
         judge_model=judge_model(
             components("Apollo 11"),
             label("highly_relevant", "Apollo 11"),
@@ -305,6 +325,7 @@ def test_citation_to_missing_document_is_caught() -> None:
     out = run(parts, max_regenerations=1)
     assert out["abstained"] is True and out["reason"] == "unsupported_claims"
     assert events(out, "verify", "invalid_citations")[0]["detail"]["numbers"] == [7]
+    assert not events(out, "verify", "citations_repaired")
 
 
 def test_failing_retriever_and_web_backend_are_recorded_and_the_run_completes() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+from dataclasses import dataclass
 
 from judged_rag.state import Citation, Doc
 
@@ -63,3 +64,184 @@ def chosen_option(text: str, options: list[str]) -> str | None:
     lowered = text.lower()
     hits = [o for o in options if o.lower() in lowered]
     return hits[0] if len(hits) == 1 else None
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)(?:\s*\[[\d\s,;]+\])*", re.MULTILINE)
+_BRACKETS = re.compile(r"\s*\[[\d\s,;]+\]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "him",
+        "we",
+        "our",
+        "you",
+        "your",
+        "i",
+        "not",
+        "no",
+        "but",
+        "also",
+        "into",
+        "over",
+        "under",
+        "after",
+        "before",
+        "during",
+        "about",
+        "above",
+        "below",
+        "between",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "only",
+        "own",
+        "same",
+        "so",
+        "too",
+        "very",
+        "can",
+        "will",
+        "just",
+        "should",
+        "now",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+    ]
+)
+REPAIR_SUPPORT = 0.75
+"""Share of a claim's content words a document must contain to take over its citation."""
+REPAIR_MARGIN = 0.2
+"""How much better than the cited documents that other document must do."""
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One citation re-pointed: the claim, the numbers it cited, the document it now cites."""
+
+    claim: str
+    cited: tuple[int, ...]
+    to: int
+    support: float
+
+
+def content_words(text: str) -> set[str]:
+    """The words of a text that can carry a fact: lower-cased, no stopwords, numbers kept."""
+    words = {w.lower() for w in _WORD.findall(text)}
+    return {w for w in words if w not in _STOPWORDS and (len(w) > 2 or w.isdigit())}
+
+
+def support(claim: str, document: str) -> float:
+    """Share of the claim's content words the document contains (0 for an empty claim)."""
+    wanted = content_words(claim)
+    if not wanted:
+        return 0.0
+    return len(wanted & content_words(document)) / len(wanted)
+
+
+def repair_citations(
+    draft: str, knowledge: list[Doc], unsupported: list[str]
+) -> tuple[str, list[Repair]]:
+    """Re-point the citations of claims that another document of the knowledge states.
+
+    A sentence is a candidate when it cites with brackets and either cites a number that
+    points at no document or resembles a claim the verifier found unsupported (every
+    cited sentence when the verifier named none). Its citation moves to the document
+    that contains at least `REPAIR_SUPPORT` of its content words and beats every
+    document it cited by `REPAIR_MARGIN`. Word overlap only proposes the repair: the
+    caller checks the repaired draft again before trusting it.
+
+    Returns:
+        The draft with its citations re-pointed, and the repairs made (none: unchanged).
+    """
+    claims = [content_words(c) for c in unsupported if c.strip()]
+    repairs: list[Repair] = []
+
+    def mend(match: re.Match[str]) -> str:
+        sentence = match.group(0)
+        cited = cited_numbers(sentence)
+        if not _BRACKETS.search(sentence) or not cited:
+            return sentence
+        claim = _BRACKETS.sub("", sentence).strip()
+        words = content_words(claim)
+        invalid = any(not 1 <= n <= len(knowledge) for n in cited)
+        named = any(len(words & c) >= max(1, len(c) // 2) for c in claims) if claims else True
+        if not (invalid or named):
+            return sentence
+        scores = [support(claim, d["content"]) for d in knowledge]
+        if not scores:
+            return sentence
+        current = max((scores[n - 1] for n in cited if 1 <= n <= len(knowledge)), default=0.0)
+        best = max(range(len(scores)), key=lambda i: scores[i])
+        if best + 1 in cited or scores[best] < REPAIR_SUPPORT:
+            return sentence
+        if scores[best] < current + REPAIR_MARGIN:
+            return sentence
+        repairs.append(Repair(claim[:200], tuple(cited), best + 1, round(scores[best], 3)))
+        first = True
+
+        def repoint(bracket: re.Match[str]) -> str:
+            # The first citation of the sentence takes the new number; the others go.
+            nonlocal first
+            keep, first = first, False
+            return bracket.group(0)[: bracket.group(0).index("[")] + f"[{best + 1}]" if keep else ""
+
+        return _BRACKETS.sub(repoint, sentence)
+
+    return _SENTENCE.sub(mend, draft), repairs

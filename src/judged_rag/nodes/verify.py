@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import exhausted, reserve
-from judged_rag.core.citations import cited_numbers
+from judged_rag.core.citations import citations_for, cited_numbers, repair_citations
 from judged_rag.core.documents import numbered
 from judged_rag.core.scores import composite_score
 from judged_rag.core.trace import event
@@ -124,6 +124,11 @@ def verify(
     )
     if basis is None:
         return _decided("abstain", None, "no_trusted_source", events, cost)
+    repaired: dict[str, Any] = {}
+    if basis in ("retrieval", "combined") and knowledge and not supported and cfg.verify:
+        repaired = _repair(state, config, cfg, deps, claims, cost, events)
+        cost = repaired.pop("cost", cost)
+        supported = bool(repaired)
     if basis in ("retrieval", "combined") and knowledge and not supported:
         after = {**state, "cost": add_costs(state.get("cost"), cost)}
         why = exhausted(after, cfg, keep=reserve(cfg) - 1)
@@ -142,7 +147,68 @@ def verify(
                 "trace": events,
             }
         return _decided("abstain", basis, "unsupported_claims", events, cost)
-    return _decided("accept", basis, None, events, cost)
+    return {**_decided("accept", basis, None, events, cost), **repaired}
+
+
+def _repair(
+    state: State,
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    unsupported: list[str],
+    cost: Cost,
+    events: list[TraceEvent],
+) -> dict[str, Any]:
+    """Re-point citations another document supports, and check the draft once more.
+
+    A correct claim that cites the wrong document is a citation error, not a reason to
+    regenerate or abstain. The repair is proposed by word overlap (`repair_citations`)
+    and kept only if the verifier then finds the repaired draft supported.
+
+    Returns:
+        The draft, answer and citations to keep (empty: no repair held), with the cost
+        of the second check under "cost".
+    """
+    knowledge = state.get("knowledge") or []
+    draft, repairs = repair_citations(state.get("draft") or "", knowledge, unsupported)
+    if not repairs:
+        return {}
+    spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+    step = deps.step("verify", spent, config, cfg, keep=reserve(cfg) - 1)
+    if step.exhausted:
+        events.append(event("verify", "budget", exhausted=step.exhausted, stops="citation repair"))
+        return {}
+    cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
+    user = prompt.USER.format(
+        documents=numbered(cited or knowledge), question=state["question"], answer=draft
+    )
+    outcome = step.structured(
+        Verification, [SystemMessage(prompt.SYSTEM), HumanMessage(user)], default=FALLBACK
+    )
+    events.extend(outcome.events)
+    invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
+    held = outcome.value.supported and not invalid
+    events.append(
+        event(
+            "verify",
+            "citations_repaired" if held else "citation_repair_failed",
+            repairs=[
+                {"claim": r.claim, "cited": list(r.cited), "to": r.to, "support": r.support}
+                for r in repairs
+            ],
+            unsupported_claims=outcome.value.unsupported_claims,
+        )
+    )
+    total = add_costs(cost, outcome.cost)
+    if not held:
+        return {"cost": total}
+    closed = state.get("resolved_task") == "closed" and state.get("options")
+    return {
+        "cost": total,
+        "draft": draft,
+        "answer": state.get("answer", draft) if closed else draft,
+        "citations": citations_for(draft, knowledge),
+    }
 
 
 def _decided(
