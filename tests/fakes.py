@@ -13,13 +13,43 @@ from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
+
+from judged_rag.prompts import integrate as integrate_prompt
 
 _ids = itertools.count()
 
 
-class StructuredFakeChatModel(GenericFakeChatModel):
+def asks_self_knowledge(messages: Sequence[BaseMessage]) -> bool:
+    """Whether a call is SRA's C_M question (`integrate`), recognised by its prompt."""
+    return bool(messages) and messages[0].content == integrate_prompt.SYSTEM
+
+
+class KnowsItselfFakeChatModel(GenericFakeChatModel):
+    """A fake that answers SRA's C_M question by its content, apart from its script.
+
+    `integrate` asks the model, from the question alone, whether it knows the answer;
+    tests script the other internal calls in order and set this reply on its own.
+    """
+
+    knows: AIMessage = AIMessage(content="A")
+    """The reply to the C_M question: "A" (knows), "B", or `letter(...)` with log-probabilities."""
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if asks_self_knowledge(messages):
+            return ChatResult(generations=[ChatGeneration(message=self.knows)])
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+class StructuredFakeChatModel(KnowsItselfFakeChatModel):
     """`GenericFakeChatModel` that accepts tools, so structured output can be scripted."""
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> StructuredFakeChatModel:  # type: ignore[override]
@@ -68,9 +98,10 @@ def letter(chosen: str, **shares: float) -> AIMessage:
     return AIMessage(content=chosen, response_metadata={"logprobs": logprobs})
 
 
-def judge_model(*replies: AIMessage) -> StructuredFakeChatModel:
-    """A fresh scripted model for the internal structured calls."""
-    return StructuredFakeChatModel(messages=iter(replies), disable_streaming=True)
+def judge_model(*replies: AIMessage, knows: AIMessage | str = "A") -> StructuredFakeChatModel:
+    """A fresh scripted model for the internal calls; `knows` answers SRA's C_M question."""
+    reply = AIMessage(content=knows) if isinstance(knows, str) else knows
+    return StructuredFakeChatModel(messages=iter(replies), disable_streaming=True, knows=reply)
 
 
 def generator(*answers: str) -> GenericFakeChatModel:
@@ -79,10 +110,11 @@ def generator(*answers: str) -> GenericFakeChatModel:
 
 
 def doc(doc_id: str, text: str, **meta: Any) -> Document:
+    """A retrieved chunk; like the project's index, it reports its cosine `similarity`."""
     return Document(
         id=doc_id,
         page_content=text,
-        metadata={"title": doc_id, "source": f"kb/{doc_id}.md", **meta},
+        metadata={"title": doc_id, "source": f"kb/{doc_id}.md", "similarity": 0.8, **meta},
     )
 
 
@@ -107,7 +139,7 @@ def failing(exc: Exception) -> Callable[[str], list[Document]]:
     return boom
 
 
-class PerSchemaFakeChatModel(GenericFakeChatModel):
+class PerSchemaFakeChatModel(KnowsItselfFakeChatModel):
     """A structured fake that answers each schema from its own (cycling) script.
 
     `with_structured_output(Schema)` binds the schema as a tool; the bound copy replies

@@ -208,7 +208,7 @@ class SearchQuery(_Lenient):
 
 
 class Verification(_Lenient):
-    """Claims checked against the cited knowledge, and the model's own confidence."""
+    """Claims checked against the cited knowledge."""
 
     supported: bool = Field(description="true if every claim is backed by the cited documents.")
     unsupported_claims: list[str] = Field(
@@ -216,24 +216,5 @@ class Verification(_Lenient):
         description="Claims the cited documents do not back.",
         json_schema_extra=_texts(4, 160),
     )
-    confidence: float = Field(
-        ge=0.0,
-        le=1.0,
-        description="0 to 1: how sure you are, from your own knowledge, that the answer is right.",
-    )
 
     _claims = field_validator("unsupported_claims", mode="before")(_str_list)
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _percent(cls, value: Any) -> Any:
-        """Accept percentages (85 or "85%") as well as fractions."""
-        if isinstance(value, str):
-            value = value.strip().rstrip("%")
-            try:
-                value = float(value)
-            except ValueError:
-                return value
-        if isinstance(value, int | float) and 1.0 < value <= 100.0:
-            return value / 100.0
-        return value

@@ -17,13 +17,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from judged_rag import Components, build_graph
 from judged_rag.graph.builder import Graph
-from tests.fakes import components, fresh_documents, keywords, label, rewrite, sufficient, verdict
+from tests.fakes import (
+    KnowsItselfFakeChatModel,
+    components,
+    fresh_documents,
+    keywords,
+    label,
+    rewrite,
+    sufficient,
+    verdict,
+)
 
 LATENCY_ENV = "JUDGED_RAG_FAKE_LATENCY"
 DOCS_PER_RETRIEVAL = 2
@@ -42,7 +50,7 @@ def latency() -> float:
     return float(os.environ.get(LATENCY_ENV, "0.2"))
 
 
-class SlowFakeChatModel(GenericFakeChatModel):
+class SlowFakeChatModel(KnowsItselfFakeChatModel):
     """`GenericFakeChatModel` whose every call first waits `delay` seconds.
 
     Only the sync path is overridden: the graph's nodes are sync, and the async path of

@@ -44,6 +44,7 @@ NODES = [
     "judge",
     "assess",
     "combine",
+    "integrate",
     "generate",
     "verify",
     "finish",
@@ -182,7 +183,7 @@ def test_thread_state_and_a_second_run_resets_per_run_counters(
     assert len(values["judgments"]) == server_graph.DOCS_PER_RETRIEVAL
 
     second = run(client, thread_id)
-    assert second["cost"]["llm_calls"] == first["cost"]["llm_calls"] == 5
+    assert second["cost"]["llm_calls"] == first["cost"]["llm_calls"] == 6
     assert first["route"]["iterations"] == second["route"]["iterations"] == 1
     assert len(second["trace"]) == len(first["trace"])
     values = client.threads.get_state(thread_id)["values"]

@@ -136,7 +136,7 @@ def test_lone_surrogates_and_controls_are_dropped_from_question_and_options() ->
     )
     # Cleaned, the question and options are ordinary text; the run answers normally.
     assert out["abstained"] is False and out["answer"] == "1969"
-    assert calls.count == 4  # parse, judge, generate, verify
+    assert calls.count == 5  # parse, judge, C_M, generate, verify
     json.dumps(out, ensure_ascii=False).encode("utf-8")  # no surrogate left anywhere
 
 
@@ -174,15 +174,16 @@ def test_an_answer_with_lone_surrogates_is_printed(tmp_path: Path) -> None:
         "import sys\n"
         "import judged_rag.graph.builder as builder\n"
         "from judged_rag import Components\n"
-        "from tests.fakes import generator, scripted_retriever\n"
+        "from tests.fakes import generator, judge_model, scripted_retriever\n"
         "real = builder.build_graph\n"
         "builder.build_graph = lambda *a, **k: real(Components(\n"
         "    chat_model=generator('Bad \\ud800 answer.', 'Bad \\ud800 answer.'),\n"
+        "    judge_model=judge_model(),\n"
         "    retriever=scripted_retriever()))\n"
         "from judged_rag.cli import main\n"
         "sys.exit(main())\n"
     )
-    # No retrieval, no judge, no verifier: the one model call is the answer.
+    # No retrieval, no judge, no verifier: SRA's C_M (the model knows), then the answer.
     sets = ["gate=false", "alignment=false", "verify=false", "web_search=none", "max_iterations=1"]
     flags = [arg for s in sets for arg in ("--set", s)]
     for extra in ([], ["--json"]):

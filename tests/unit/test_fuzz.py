@@ -25,6 +25,7 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel
 
 from judged_rag import Components, build_graph
@@ -38,7 +39,7 @@ from judged_rag.schemas import (
     SupportCheck,
     Verification,
 )
-from tests.fakes import fresh_documents, tool
+from tests.fakes import asks_self_knowledge, fresh_documents, tool
 
 SEED = 20260523
 RUNS = 140
@@ -326,10 +327,23 @@ class PerStepFakeChatModel(GenericFakeChatModel):
     """
 
     feeds: dict[str, Any]
+    self_knowledge: Any
+    """Replies to SRA's C_M question (recognised by its prompt), a stream of its own."""
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> GenericFakeChatModel:  # type: ignore[override]
         name = getattr(tools[0], "__name__", str(tools[0]))
         return GenericFakeChatModel(messages=self.feeds[name], disable_streaming=True)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if asks_self_knowledge(messages):
+            return ChatResult(generations=[ChatGeneration(message=next(self.self_knowledge))])
+        return super()._generate(messages, stop, run_manager, **kwargs)
 
 
 class ChatCalls(BaseCallbackHandler):
@@ -398,10 +412,11 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
     feeds = {name: Feed(step_reply(name), random.Random(r.random())) for name in STEPS}
     answers = Feed(answer_reply, random.Random(r.random()))
     letters = Feed(lambda rr: letter_reply(rr, bad_share), random.Random(r.random()))
+    knows = Feed(lambda rr: letter_reply(rr, bad_share), random.Random(r.random()))
     calls = ChatCalls()
     parts = Components(
         chat_model=GenericFakeChatModel(messages=answers),
-        judge_model=PerStepFakeChatModel(messages=letters, feeds=feeds),
+        judge_model=PerStepFakeChatModel(messages=letters, feeds=feeds, self_knowledge=knows),
         retriever=fresh_documents(settings["top_k"]),  # type: ignore[arg-type]
         web_search=fresh_documents(2),  # type: ignore[arg-type]
     )
@@ -426,7 +441,7 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
         if not ok:
             problems.append(f"{where}: {what}")
 
-    served = sum(len(f.served) for f in [*feeds.values(), answers, letters])
+    served = sum(len(f.served) for f in [*feeds.values(), answers, letters, knows])
     trace = out["trace"]
     cost = out["cost"]
     route = out["route"]
@@ -463,6 +478,19 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
         )
         for e in fallbacks:
             check("default" in e["detail"] and e["detail"]["error"], f"{node} fallback {e}")
+    knows_unreadable = sum(read_letter(reply, "AB") is None for reply in knows.served)
+    fed["integrate (C_M)"] += len(knows.served)
+    fed["integrate (C_M) unreadable"] += knows_unreadable
+    c_m_failed = [e for e in trace if e["node"] == "integrate" and e["event"] == "fallback"]
+    c_m_retried = [e for e in trace if e["node"] == "integrate" and e["event"] == "retried"]
+    c_m_recorded = sum(e["detail"]["attempts"] for e in c_m_failed) + sum(
+        e["detail"]["attempts"] - 1 for e in c_m_retried
+    )
+    check(
+        c_m_recorded == knows_unreadable,
+        f"integrate: {knows_unreadable} unreadable replies served, trace accounts for "
+        f"{c_m_recorded}",
+    )
     judged_by_fallback = sum(
         1 for e in trace if e["event"] == "judged" and e["detail"]["by"] == "fallback"
     )
@@ -539,22 +567,25 @@ def test_citations_past_int_digit_limit_or_by_the_thousand_are_cheap() -> None:
 
 
 def test_retries_stay_within_the_call_budget() -> None:
-    # Three attempts allowed, three calls in the budget (two kept for the answer):
-    # parse may try once, and the answer and its check still get their calls.
+    # Three attempts allowed, four calls in the budget (three kept for the answer: C_M,
+    # generate, verify): parse may try once, nothing is left to judge, so the answer
+    # rests on the model (R_M: no document, no verification call).
     feeds = {name: Feed(lambda r: AIMessage(content=""), random.Random(0)) for name in STEPS}
     answers = Feed(lambda r: AIMessage(content="In 1969 [1]."), random.Random(0))
+    knows = Feed(lambda r: AIMessage(content="A"), random.Random(0))
     parts = Components(
         chat_model=GenericFakeChatModel(messages=answers),
-        judge_model=PerStepFakeChatModel(messages=iter([]), feeds=feeds),
+        judge_model=PerStepFakeChatModel(messages=iter([]), feeds=feeds, self_knowledge=knows),
         retriever=fresh_documents(1),  # type: ignore[arg-type]
     )
     graph = build_graph(parts, max_attempts=3, retry_interval=0)
-    settings = {"gate": False, "web_search": "none", "max_iterations": 1, "max_llm_calls": 3}
+    settings = {"gate": False, "web_search": "none", "max_iterations": 1, "max_llm_calls": 4}
     out = graph.invoke({"question": "When?"}, {"configurable": settings})
     assert out["cost"]["llm_calls"] == 3
     assert [len(feeds["QueryComponents"].served), len(answers.served)] == [1, 1]
-    assert len(feeds["Verification"].served) == 1
-    assert [e["detail"]["attempts"] for e in out["trace"] if e["event"] == "fallback"] == [1, 1]
+    assert len(knows.served) == 1 and out["basis"] == "model"
+    assert len(feeds["Verification"].served) == 0
+    assert [e["detail"]["attempts"] for e in out["trace"] if e["event"] == "fallback"] == [1]
 
 
 def test_no_retry_wait_when_the_interval_is_zero() -> None:
@@ -569,7 +600,9 @@ def test_no_retry_wait_when_the_interval_is_zero() -> None:
 def test_an_empty_answer_is_a_recorded_fallback() -> None:
     parts = Components(
         chat_model=GenericFakeChatModel(messages=iter([AIMessage(content=" \n")])),
-        judge_model=PerStepFakeChatModel(messages=iter([]), feeds={}),
+        judge_model=PerStepFakeChatModel(
+            messages=iter([]), feeds={}, self_knowledge=iter([AIMessage(content="A")])
+        ),
         retriever=fresh_documents(0),  # type: ignore[arg-type]
     )
     graph = build_graph(parts, max_attempts=1, retry_interval=0)

@@ -52,7 +52,7 @@ def test_letter_judge_labels_from_probabilities_and_skips_parsing() -> None:
     skipped = [e for e in out["trace"] if (e["node"], e["event"]) == ("parse", "skipped")]
     assert skipped and "letter" in skipped[0]["detail"]["why"]
     assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
-    assert out["cost"]["llm_calls"] == 4  # two letters, generate, verify; no parse
+    assert out["cost"]["llm_calls"] == 5  # two letters, C_M, generate, verify; no parse
 
 
 def test_letter_probabilities_are_shares_of_the_letters() -> None:
@@ -102,7 +102,8 @@ def test_unreadable_letter_is_retried_then_recorded_as_fallback() -> None:
     assert labels["saturn"]["label"] == "highly_relevant"
     fallbacks = [e for e in out["trace"] if (e["node"], e["event"]) == ("judge", "fallback")]
     assert len(fallbacks) == 1 and fallbacks[0]["detail"]["error"] == "MalformedOutputError"
-    assert out["cost"]["llm_calls"] == 6  # three attempts + one letter + generate + verify
+    # three attempts + one letter + C_M + generate + verify
+    assert out["cost"]["llm_calls"] == 7
 
 
 def test_judging_off_keeps_every_document_without_a_call() -> None:

@@ -18,6 +18,7 @@ from tests.fakes import (
     judge_model,
     keywords,
     label,
+    letter,
     rewrite,
     scripted_retriever,
     verdict,
@@ -132,9 +133,10 @@ def test_highly_relevant_document_goes_to_generation_with_citation() -> None:
     }
     labels = {e["detail"]["doc_id"]: e["detail"]["label"] for e in events(out, "judge", "judged")}
     assert labels == {"apollo": "highly_relevant", "saturn": "not_relevant"}
-    # parse, 2 judges, verify on the judge model; generate on the generator.
-    assert out["cost"]["llm_calls"] == 5
-    assert out["cost"]["llm_rounds"] == 4  # parse, judge fan-out (one round), generate, verify
+    # parse, 2 judges, C_M, verify on the judge model; generate on the generator.
+    assert out["cost"]["llm_calls"] == 6
+    # parse, judge fan-out (one round), C_M, generate, verify
+    assert out["cost"]["llm_rounds"] == 5
 
 
 def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat() -> None:
@@ -180,7 +182,8 @@ def test_closed_question_without_highly_relevant_answers_without_knowledge() -> 
     assert out["answer"] == "1969"
     assert out["route"]["task_type"] == "closed" and out["route"]["knowledge"] == 0
     assert out["route"]["web_searched"] is False  # D_H ∪≠∅ ∅ never reaches K_W
-    assert events(out, "generate", "generated")[0]["detail"]["from_model_only"] is True
+    generated = events(out, "generate", "generated")[0]["detail"]
+    assert generated["knowledge"] == 0 and generated["basis"] == "model"
     assert out["basis"] == "model" and out["citations"] == []
 
 
@@ -274,11 +277,14 @@ def test_regeneration_feedback_reaches_the_generator_and_can_succeed() -> None:
     assert any(s.get("feedback") == ["landed in 1972"] for s in states)
 
 
-def test_low_retrieval_score_and_low_confidence_abstain_with_unknown() -> None:
+def test_low_retrieval_score_and_low_confidence_abstain_with_unknown_without_generating() -> None:
+    generate = generator("Maybe 1970 [1].")
     parts = Components(
-        chat_model=generator("Maybe 1970 [1]."),
+        chat_model=generate,
         judge_model=judge_model(
-            components("Apollo 11"), label("highly_relevant", "Apollo 11"), verdict(True, 0.1)
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            knows=letter("B", A=0.1, B=0.9),
         ),
         retriever=scripted_retriever(
             [doc("weak", "Apollo 11 landed in 1969.", similarity=0.05, reliability="E")]
@@ -287,8 +293,11 @@ def test_low_retrieval_score_and_low_confidence_abstain_with_unknown() -> None:
     out = run(parts, t_r=0.5, t_m=0.5)
     assert out["abstained"] is True and out["answer"] == "Unknown"
     assert out["reason"] == "no_trusted_source"
-    checked = events(out, "verify", "checked")[0]["detail"]
-    assert checked["s_max"] < 0.5 and checked["confidence"] < 0.5
+    decided = events(out, "integrate", "decided")[0]["detail"]
+    # S = 0.7 * 0.05 + 0.3 * 0.2 (grade E) = 0.095 < T_R; C_M = P(A) = 0.1 < T_M
+    assert decided["s_max"] == 0.095 and decided["c_m"] == 0.1 and decided["basis"] == "Unknown"
+    assert not events(out, "generate") and not events(out, "verify")
+    assert out["cost"]["llm_calls"] == 3  # parse, judge, C_M: no generation at all
 
 
 def test_citation_to_missing_document_is_repaired_when_another_document_states_it() -> None:
@@ -308,7 +317,7 @@ def test_citation_to_missing_document_is_repaired_when_another_document_states_i
     assert repaired == [{"claim": "In 1969.", "cited": [7], "to": 1, "support": 1.0}]
     assert out["abstained"] is False and out["answer"] == "In 1969 [1]."
     assert [c["number"] for c in out["citations"]] == [1]
-    assert out["route"]["regenerations"] == 0 and out["cost"]["llm_calls"] == 5
+    assert out["route"]["regenerations"] == 0 and out["cost"]["llm_calls"] == 6
 
 
 def test_citation_to_missing_document_is_caught_when_no_document_states_it() -> None:
@@ -381,10 +390,10 @@ def test_llm_call_budget_cuts_judging_and_keeps_the_answer_calls() -> None:
         ),
         retriever=scripted_retriever(docs),
     )
-    # 5 calls: parse, 2 judges, then generate + verify kept back.
-    out = run(parts, max_llm_calls=5)
+    # 6 calls: parse, 2 judges, then C_M + generate + verify kept back.
+    out = run(parts, max_llm_calls=6)
     assert len(events(out, "judge", "judged")) == 2
-    assert out["cost"]["llm_calls"] == 5
+    assert out["cost"]["llm_calls"] == 6
     assert out["abstained"] is False and out["answer"] == "In 1969 [1]."
 
 
@@ -411,7 +420,7 @@ def test_a_draft_that_declines_is_an_abstention(draft: str) -> None:
     assert out["abstained"] is True and out["answer"] == "Unknown"
     assert out["reason"] == "model_declined"
     assert events(out, "verify", "declined")
-    assert out["cost"]["llm_calls"] == 3  # parse, judge, generate: no verification call
+    assert out["cost"]["llm_calls"] == 4  # parse, judge, C_M, generate: no verification call
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from judged_rag.graph.routing import (
     route_after_assess,
     route_after_combine,
     route_after_gate,
+    route_after_integrate,
     route_after_retrieve,
     route_after_verify,
 )
@@ -18,7 +19,7 @@ from judged_rag.graph.routing import (
 
 @pytest.mark.parametrize(
     ("gate_route", "expected"),
-    [("retrieve", "parse"), ("direct", "generate"), (None, "generate")],
+    [("retrieve", "parse"), ("direct", "integrate"), (None, "integrate")],
 )
 def test_route_after_gate(gate_route: str | None, expected: str) -> None:
     assert route_after_gate({"question": "q", "gate_route": gate_route}) == expected  # type: ignore[typeddict-item]
@@ -65,9 +66,9 @@ def test_route_after_retrieve(pending: list[str], expected_ids: list[str] | None
     ("spent", "max_llm_calls", "verify", "judged"),
     [
         (0, 100, True, 3),  # plenty: every new document
-        (0, 4, True, 2),  # 4 calls, 2 kept for generate + verify
-        (0, 4, False, 3),  # 4 calls, 1 kept for generate
-        (3, 5, True, 0),  # nothing left beyond the answer's calls: straight to assess
+        (0, 5, True, 2),  # 5 calls, 3 kept for C_M + generate + verify
+        (0, 5, False, 3),  # 5 calls, 2 kept for C_M + generate
+        (2, 5, True, 0),  # nothing left beyond the answer's calls: straight to assess
         (10, 5, True, 0),
     ],
 )
@@ -118,12 +119,25 @@ def test_route_after_assess(
 
 
 @pytest.mark.parametrize(
+    ("basis", "expected"),
+    [
+        ("retrieval", "generate"),
+        ("combined", "generate"),
+        ("model", "generate"),
+        ("none", "finish"),
+    ],
+)
+def test_route_after_integrate(basis: str, expected: str) -> None:
+    assert route_after_integrate({"question": "q", "basis": basis}) == expected  # type: ignore[typeddict-item]
+
+
+@pytest.mark.parametrize(
     ("needs_web", "web_searched", "expected"),
     [
         (True, False, "web_search"),
-        (True, True, "generate"),
-        (False, False, "generate"),
-        (False, True, "generate"),
+        (True, True, "integrate"),
+        (False, False, "integrate"),
+        (False, True, "integrate"),
     ],
 )
 def test_route_after_combine(needs_web: bool, web_searched: bool, expected: str) -> None:

@@ -13,6 +13,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from langchain_core.embeddings import Embeddings
+
 from judged_rag.errors import ComponentError as ComponentError
 
 if TYPE_CHECKING:
@@ -50,6 +52,9 @@ class Components:
             `web_search="none"` means no web.
         gate_index: Gives the gate its similarity distribution; `None` lets the gate fall
             back to retrieval (it says so in the trace).
+        embeddings: The knowledge base's embedding model, which puts web results on the
+            knowledge base's similarity scale (SRA's S); `None`: the default index's
+            own model, or none for an injected retriever (web results stay unscored).
     """
 
     chat_model: BaseChatModel | None = None
@@ -57,6 +62,7 @@ class Components:
     retriever: BaseRetriever | None = None
     web_search: BaseRetriever | None = None
     gate_index: GateIndex | None = None
+    embeddings: Embeddings | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _cache: OrderedDict[tuple[str, ...], object] = field(default_factory=OrderedDict, repr=False)
     _slots: dict[int, threading.BoundedSemaphore] = field(default_factory=dict, repr=False)
@@ -100,6 +106,15 @@ class Components:
         from judged_rag.components.builders import build_web_search
 
         return self._cached(("web", cfg.web_search, str(cfg.web_k)), lambda: build_web_search(cfg))  # type: ignore[return-value]
+
+    def embedder(self, cfg: Configuration) -> Embeddings | None:
+        """The embedding model of the knowledge base's similarity scale, if known."""
+        if self.embeddings is not None:
+            return self.embeddings
+        if self.retriever is not None:
+            return None
+        found = getattr(self.knowledge_retriever(cfg), "embeddings", None)
+        return found if isinstance(found, Embeddings) else None
 
     def judge_slots(self, limit: int) -> threading.BoundedSemaphore:
         """Semaphore capping judge calls in flight (shared by runs using these components)."""

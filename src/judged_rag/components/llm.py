@@ -317,6 +317,7 @@ def letter_call(
     config: RunnableConfig,
     ctx: CallContext,
     default: Any = None,
+    count_round: bool = False,
 ) -> Outcome[LetterChoice | None]:
     """Ask for a one-token answer among `letters` and read their probabilities.
 
@@ -324,7 +325,8 @@ def letter_call(
     (OpenAI's `logprobs` / `top_logprobs`, which llama.cpp's server and vLLM also
     serve). A backend that ignores those still answers with a letter: the choice then
     has no probabilities. Failures follow `structured_call`: the value is None and the
-    failure is recorded with `default`, what the caller will use instead.
+    failure is recorded with `default`, what the caller will use instead. A fanned-out
+    call (the letter judge) leaves the rounds to its join (`count_round=False`).
     """
     bound = internal(
         model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=1), ctx.node
@@ -347,7 +349,7 @@ def letter_call(
             )
         return choice, raw, None
 
-    return _attempts(ctx, once, default=None, count_round=False, recorded_default=default)
+    return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
 
 
 def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | None:

@@ -9,8 +9,8 @@ from judged_rag.configuration import Configuration
 
 
 def reserve(cfg: Configuration) -> int:
-    """LLM calls kept back for the answer: generate, and verify when it is on."""
-    return 2 if cfg.verify else 1
+    """LLM calls kept back for the answer: SRA's C_M, generate, and verify when it is on."""
+    return 3 if cfg.verify else 2
 
 
 def calls_left(state: Any, cfg: Configuration) -> int:

@@ -20,3 +20,15 @@ def composite_score(doc: Doc, cfg: Configuration) -> float:
     sim = doc["similarity"] if doc["similarity"] is not None else NEUTRAL_SIMILARITY
     reliability = GRADES.get(doc["reliability"].upper(), GRADES["F"])
     return round(cfg.alpha * sim + cfg.beta * reliability, 4)
+
+
+def sra_score(doc: Doc, cfg: Configuration) -> float | None:
+    """S on the declared scale: None for a document whose retriever reports no similarity.
+
+    SRA's S_max compares S with T_R, so a document with no similarity on the knowledge
+    base's scale cannot be given one (unlike `composite_score`, which ranks judgments).
+    """
+    if doc["similarity"] is None:
+        return None
+    reliability = GRADES.get(doc["reliability"].upper(), GRADES["F"])
+    return round(cfg.alpha * doc["similarity"] + cfg.beta * reliability, 4)

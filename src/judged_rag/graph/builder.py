@@ -3,9 +3,10 @@
 START → start → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ rewrite → retrieve
                       │                                         └─ combine ─┬─ web_search
                       │                                                     │   → combine
-                      └─────────────────────────────────────────────────────┴─ generate
-    → verify ─┬─ finish → END
-              └─ generate (bounded)
+                      └─────────────────────────────────────────────────────┴─ integrate
+    integrate ─┬─ generate → verify ─┬─ finish → END
+               │                     └─ generate (bounded)
+               └─ finish ("Unknown": SRA trusts neither the documents nor the model)
 
 `start` checks the input and the settings and resets the run; `finish` turns the
 verdict into the output and closes the accounting. Every node is given the same
@@ -31,6 +32,7 @@ from judged_rag.graph.routing import (
     route_after_assess,
     route_after_combine,
     route_after_gate,
+    route_after_integrate,
     route_after_retrieve,
     route_after_verify,
 )
@@ -39,6 +41,7 @@ from judged_rag.nodes.combine import combine
 from judged_rag.nodes.finish import finish
 from judged_rag.nodes.gate import gate
 from judged_rag.nodes.generate import generate
+from judged_rag.nodes.integrate import integrate
 from judged_rag.nodes.judge import judge
 from judged_rag.nodes.parse import parse
 from judged_rag.nodes.retrieve import retrieve
@@ -116,19 +119,21 @@ def build_graph(
     builder.add_node("rewrite", bind(rewrite))
     builder.add_node("combine", bind(combine))
     builder.add_node("web_search", bind(web_search))
+    builder.add_node("integrate", bind(integrate))
     builder.add_node("generate", bind(generate))
     builder.add_node("verify", bind(verify))
     builder.add_node("finish", finish)
 
     builder.add_edge(START, "start")
     builder.add_edge("start", "gate")
-    builder.add_conditional_edges("gate", route_after_gate, ["parse", "generate"])
+    builder.add_conditional_edges("gate", route_after_gate, ["parse", "integrate"])
     builder.add_edge("parse", "retrieve")
     builder.add_conditional_edges("retrieve", route(route_after_retrieve), ["judge", "assess"])
     builder.add_edge("judge", "assess")
     builder.add_conditional_edges("assess", route(route_after_assess), ["rewrite", "combine"])
     builder.add_edge("rewrite", "retrieve")
-    builder.add_conditional_edges("combine", route_after_combine, ["web_search", "generate"])
+    builder.add_conditional_edges("combine", route_after_combine, ["web_search", "integrate"])
+    builder.add_conditional_edges("integrate", route_after_integrate, ["generate", "finish"])
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
     builder.add_conditional_edges("verify", route(route_after_verify), ["generate", "finish"])

@@ -23,9 +23,9 @@ def _cfg(
     return run_settings.resolve(config, runtime.context if runtime is not None else None)
 
 
-def route_after_gate(state: State) -> Literal["parse", "generate"]:
+def route_after_gate(state: State) -> Literal["parse", "integrate"]:
     """Retrieve (through parse) when the gate says the question needs the knowledge base."""
-    return "parse" if state.get("gate_route") == "retrieve" else "generate"
+    return "parse" if state.get("gate_route") == "retrieve" else "integrate"
 
 
 def route_after_retrieve(
@@ -84,11 +84,16 @@ def route_after_assess(
     return "combine"
 
 
-def route_after_combine(state: State) -> Literal["web_search", "generate"]:
+def route_after_combine(state: State) -> Literal["web_search", "integrate"]:
     """Search the web only when the strategy reached K_W and it was not searched yet."""
     if state.get("needs_web") and not state.get("web_searched"):
         return "web_search"
-    return "generate"
+    return "integrate"
+
+
+def route_after_integrate(state: State) -> Literal["generate", "finish"]:
+    """Generate R_R, R_C or R_M; SRA's "Unknown" ends the run without a generation call."""
+    return "finish" if state.get("basis") == "none" else "generate"
 
 
 def route_after_verify(

@@ -29,10 +29,10 @@ def generate(
     knowledge = state.get("knowledge") or []
     options = state.get("options") or []
     closed = state.get("resolved_task") == "closed"
-    if closed:
-        system = prompt.CLOSED_WITH_KNOWLEDGE if knowledge else prompt.CLOSED_WITHOUT_KNOWLEDGE
-    else:
-        system = prompt.OPEN_WITH_KNOWLEDGE if knowledge else prompt.OPEN_WITHOUT_KNOWLEDGE
+    basis = state.get("basis") or "none"
+    if basis == "model":
+        knowledge = []  # R_M: the model's own knowledge only, no document shown
+    system = _system_prompt(closed, basis, bool(knowledge))
     listed = "".join(f"\n{LETTERS[i]}. {o}" for i, o in enumerate(options))
     user = prompt.USER.format(
         documents=numbered(knowledge),
@@ -64,7 +64,7 @@ def generate(
         )
         return {**nothing, "cost": outcome.cost, "trace": [*events, empty]}
     answer = text
-    detail: dict[str, Any] = {"knowledge": len(knowledge), "from_model_only": not knowledge}
+    detail: dict[str, Any] = {"knowledge": len(knowledge), "basis": basis}
     if closed and options:
         pick = chosen_option(text, options)
         detail["chosen_option"] = pick
@@ -79,3 +79,17 @@ def generate(
         "cost": outcome.cost,
         "trace": events,
     }
+
+
+def _system_prompt(closed: bool, basis: str, documents: bool) -> str:
+    """The system prompt of SRA's response: R_R, R_C, or R_M (no documents).
+
+    R_R answers from the documents only, R_C from the documents and the model's own
+    knowledge, R_M from the model's own knowledge. Without `integrate` (the baselines)
+    the documents are used when there are some.
+    """
+    if not documents:
+        return prompt.CLOSED_WITHOUT_KNOWLEDGE if closed else prompt.OPEN_WITHOUT_KNOWLEDGE
+    if basis == "combined":
+        return prompt.CLOSED_COMBINED if closed else prompt.OPEN_COMBINED
+    return prompt.CLOSED_WITH_KNOWLEDGE if closed else prompt.OPEN_WITH_KNOWLEDGE

@@ -55,6 +55,7 @@ def judge(
                 [SystemMessage(prompt.LETTER_SYSTEM), HumanMessage(user)],
                 list(prompt.LETTERS),
                 default=FALLBACK.model_dump(),
+                count_round=False,  # the join counts the rounds of the whole fan-out
             )
         return _written(_from_letter(base, letter.value, cfg), letter.cost, letter.events)
     parts = task["query_parts"]

@@ -153,11 +153,22 @@ class LLMStep:
         )
 
     def letter(
-        self, messages: Sequence[BaseMessage], letters: Sequence[str], *, default: Any
+        self,
+        messages: Sequence[BaseMessage],
+        letters: Sequence[str],
+        *,
+        default: Any,
+        count_round: bool = True,
     ) -> Outcome[LetterChoice | None]:
         """A one-token letter with its probabilities; None recorded as a fallback."""
         return letter_call(
-            self.model, messages, letters, config=self.config, ctx=self.ctx, default=default
+            self.model,
+            messages,
+            letters,
+            config=self.config,
+            ctx=self.ctx,
+            default=default,
+            count_round=count_round,
         )
 
     def text(self, messages: Sequence[BaseMessage]) -> Outcome[str | None]:

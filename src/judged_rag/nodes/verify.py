@@ -1,13 +1,15 @@
-"""verify: claims against citations, then SRA's knowledge-integration protocol.
+"""verify: the answer's claims against the documents it cites (LLatrieval, SRA).
 
-1. Citations that point at nothing are caught without an LLM; the LLM checks that the
-   claims are stated in the cited documents and gives its own confidence C_M.
-2. SRA's protocol, with S_max the best composite score of the knowledge used:
-   S_max >= T_R and C_M >= T_M: combined; S_max >= T_R only: retrieval;
-   C_M >= T_M only: model; neither: abstain with "Unknown" (`no_trusted_source`).
-3. An answer that rests on retrieval must be supported by its citations; otherwise it is
-   regenerated (at most `max_regenerations` times), then abstained from
-   (`unsupported_claims`).
+`integrate` chose the response before generation (SRA's switch); here the answer is
+held to it:
+
+- R_M (`basis` "model"): no document was shown; accepted as resting on the model.
+- R_R / R_C: citations that point at nothing are caught without an LLM; the LLM checks
+  that the cited documents state the claims (for R_C, uncited claims may come from the
+  model's knowledge). A claim citing the wrong document is re-pointed to the one that
+  states it and checked once more; otherwise the answer is regenerated (at most
+  `max_regenerations` times), then abstained from (`unsupported_claims`).
+
 `finish` then turns the verdict into the run's output.
 """
 
@@ -24,14 +26,13 @@ from judged_rag.configuration import Configuration
 from judged_rag.core.budget import exhausted, reserve
 from judged_rag.core.citations import citations_for, cited_numbers, repair_citations
 from judged_rag.core.documents import numbered
-from judged_rag.core.scores import composite_score
 from judged_rag.core.trace import event
-from judged_rag.nodes.step import NodeDeps
+from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
 from judged_rag.schemas import Verification
-from judged_rag.state import UNKNOWN, Basis, Cost, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Basis, Cost, State, TraceEvent, add_costs, zero_cost
 
-FALLBACK = Verification(supported=False, unsupported_claims=[], confidence=0.0)
+FALLBACK = Verification(supported=False, unsupported_claims=[])
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
 Verdict = Literal["accept", "regenerate", "abstain"]
@@ -43,19 +44,6 @@ DECLINED = re.compile(r"^\W*(i\s+(do\s+not|don'?t|cannot|can'?t)\s+know|unknown)
 """A draft that only says the model does not know (the prompts ask for these words)."""
 
 
-def integrate(s_max: float | None, confidence: float, cfg: Configuration) -> Basis | None:
-    """SRA's protocol: what the answer may rest on, or None for "Unknown"."""
-    retrieval_ok = s_max is not None and s_max >= cfg.t_r
-    model_ok = confidence >= cfg.t_m
-    if retrieval_ok and model_ok:
-        return "combined"
-    if retrieval_ok:
-        return "retrieval"
-    if model_ok:
-        return "model"
-    return None
-
-
 def verify(
     state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
@@ -63,17 +51,21 @@ def verify(
     cfg = deps.configuration(config, runtime)
     knowledge = state.get("knowledge") or []
     draft = state.get("draft") or ""
+    basis: Basis = state.get("basis") or "none"
     regenerations = state.get("regenerations", 0)
     events: list[TraceEvent] = []
     cost: Cost = zero_cost()
     if not draft:
         reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
-        return _decided("abstain", None, reason, events, cost)
+        return _decided("abstain", basis, reason, events, cost)
     if DECLINED.match(draft):
         # The generator itself declined: an abstention, not an answer to check.
         events.append(event("verify", "declined", draft=draft[:120]))
-        return _decided("abstain", None, "model_declined", events, cost)
-    s_max = max((composite_score(d, cfg) for d in knowledge), default=None)
+        return _decided("abstain", basis, "model_declined", events, cost)
+    if basis == "model" or not knowledge:
+        # R_M: the model's own knowledge was trusted (C_M >= T_M) and no document was shown.
+        events.append(event("verify", "checked", basis="model", documents=0))
+        return _decided("accept", "model", None, events, cost)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
     if invalid:
         events.append(
@@ -89,49 +81,25 @@ def verify(
     if cfg.verify and step.exhausted:
         # The draft cannot be checked: it is not given out as if it had been.
         events.append(event("verify", "budget", exhausted=step.exhausted))
-        return _decided("abstain", None, "budget_exhausted", events, cost)
+        return _decided("abstain", basis, "budget_exhausted", events, cost)
+    claims: list[str] = [f"citation [{n}] points at no document" for n in invalid[:MAX_LISTED]]
     if cfg.verify:
-        cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
-        user = prompt.USER.format(
-            documents=numbered(cited or knowledge), question=state["question"], answer=draft
-        )
-        outcome = step.structured(
-            Verification, [SystemMessage(prompt.SYSTEM), HumanMessage(user)], default=FALLBACK
-        )
-        cost, check = outcome.cost, outcome.value
-        events.extend(outcome.events)
+        check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
-        confidence = check.confidence
-        claims = [
-            *check.unsupported_claims,
-            *(f"citation [{n}] points at no document" for n in invalid[:MAX_LISTED]),
-        ]
+        claims = [*check.unsupported_claims, *claims]
     else:
-        supported, confidence, claims = not invalid, 1.0, []
-    basis = integrate(s_max, confidence, cfg)
+        supported = not invalid
     events.append(
-        event(
-            "verify",
-            "checked",
-            supported=supported,
-            unsupported_claims=claims,
-            confidence=confidence,
-            s_max=s_max,
-            t_r=cfg.t_r,
-            t_m=cfg.t_m,
-            basis=basis or UNKNOWN,
-        )
+        event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
-    if basis is None:
-        return _decided("abstain", None, "no_trusted_source", events, cost)
     repaired: dict[str, Any] = {}
-    if basis in ("retrieval", "combined") and knowledge and not supported and cfg.verify:
+    if not supported and cfg.verify:
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
-    if basis in ("retrieval", "combined") and knowledge and not supported:
+    if not supported:
         after = {**state, "cost": add_costs(state.get("cost"), cost)}
-        why = exhausted(after, cfg, keep=reserve(cfg) - 1)
+        why = exhausted(after, cfg, keep=reserve(cfg) - 2)
         if regenerations < cfg.max_regenerations and why:
             events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
             return _decided("abstain", basis, "budget_exhausted", events, cost)
@@ -148,6 +116,23 @@ def verify(
             }
         return _decided("abstain", basis, "unsupported_claims", events, cost)
     return {**_decided("accept", basis, None, events, cost), **repaired}
+
+
+def _check(
+    state: State, draft: str, basis: Basis, step: LLMStep, events: list[TraceEvent]
+) -> tuple[Verification, Cost]:
+    """The verifier's reading of the draft against the documents it cites."""
+    knowledge = state.get("knowledge") or []
+    cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
+    user = prompt.USER.format(
+        documents=numbered(cited or knowledge), question=state["question"], answer=draft
+    )
+    system = prompt.SYSTEM_COMBINED if basis == "combined" else prompt.SYSTEM
+    outcome = step.structured(
+        Verification, [SystemMessage(system), HumanMessage(user)], default=FALLBACK
+    )
+    events.extend(outcome.events)
+    return outcome.value, outcome.cost
 
 
 def _repair(
@@ -174,20 +159,13 @@ def _repair(
     if not repairs:
         return {}
     spent = {**state, "cost": add_costs(state.get("cost"), cost)}
-    step = deps.step("verify", spent, config, cfg, keep=reserve(cfg) - 1)
+    step = deps.step("verify", spent, config, cfg)
     if step.exhausted:
         events.append(event("verify", "budget", exhausted=step.exhausted, stops="citation repair"))
         return {}
-    cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
-    user = prompt.USER.format(
-        documents=numbered(cited or knowledge), question=state["question"], answer=draft
-    )
-    outcome = step.structured(
-        Verification, [SystemMessage(prompt.SYSTEM), HumanMessage(user)], default=FALLBACK
-    )
-    events.extend(outcome.events)
+    check, recheck_cost = _check(state, draft, state.get("basis") or "retrieval", step, events)
     invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
-    held = outcome.value.supported and not invalid
+    held = check.supported and not invalid
     events.append(
         event(
             "verify",
@@ -196,10 +174,10 @@ def _repair(
                 {"claim": r.claim, "cited": list(r.cited), "to": r.to, "support": r.support}
                 for r in repairs
             ],
-            unsupported_claims=outcome.value.unsupported_claims,
+            unsupported_claims=check.unsupported_claims,
         )
     )
-    total = add_costs(cost, outcome.cost)
+    total = add_costs(cost, recheck_cost)
     if not held:
         return {"cost": total}
     closed = state.get("resolved_task") == "closed" and state.get("options")

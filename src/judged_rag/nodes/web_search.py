@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.documents import to_doc
 from judged_rag.core.scores import GRADES
@@ -22,7 +24,7 @@ from judged_rag.errors import error_detail
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
-from judged_rag.state import State, TraceEvent, zero_cost
+from judged_rag.state import Doc, State, TraceEvent, zero_cost
 
 
 def web_search(
@@ -68,6 +70,7 @@ def web_search(
     iteration = state.get("iteration", 0)
     docs = [to_doc(d, origin="web", iteration=iteration, reliability="F") for d in found]
     docs = [d for d in docs if d["content"].strip()][: cfg.web_k]
+    docs, scale = _on_the_knowledge_base_scale(question, docs, deps, cfg, events)
     docs.sort(key=lambda d: -GRADES[d["reliability"]])  # stable: backend rank within a grade
     events.append(
         event(
@@ -76,6 +79,41 @@ def web_search(
             query=query,
             results=len(docs),
             sources=[d["source"] for d in docs],
+            similarity=scale,
         )
     )
     return {**out, "web_results": docs, "cost": cost, "trace": events}
+
+
+def _on_the_knowledge_base_scale(
+    question: str, docs: list[Doc], deps: NodeDeps, cfg: Configuration, events: list[TraceEvent]
+) -> tuple[list[Doc], str]:
+    """Web results with the knowledge base's cosine as their similarity (SRA's one scale).
+
+    A backend's own score (BM25, a search engine's relevance) is not a cosine of the
+    knowledge base's model: it stays in `scores`, and without that model the results
+    are left unscored rather than given a stand-in value.
+    """
+    try:
+        embedder = deps.components.embedder(cfg)
+    except Exception as exc:
+        failure = error_detail(exc, redact=deps.settings.remote, where="web_search")
+        events.append(event("web_search", "error", step="similarity", **failure))
+        embedder = None
+    if embedder is None or not docs:
+        return [_with_similarity(d, None) for d in docs], "unscored"
+    query = np.asarray(embedder.embed_query(question), dtype=np.float64)
+    texts = np.asarray(embedder.embed_documents([d["content"] for d in docs]), dtype=np.float64)
+    norms = np.linalg.norm(texts, axis=1) * (np.linalg.norm(query) or 1.0)
+    cosines = texts @ query / np.where(norms > 0, norms, 1.0)
+    scored = [
+        _with_similarity(d, round(min(1.0, max(0.0, float(c))), 4))
+        for d, c in zip(docs, cosines, strict=True)
+    ]
+    return scored, "knowledge-base cosine"
+
+
+def _with_similarity(doc: Doc, similarity: float | None) -> Doc:
+    copy = doc.copy()
+    copy["similarity"] = similarity
+    return copy

@@ -1,0 +1,99 @@
+"""integrate: SRA's knowledge-integration protocol, decided before anything is generated.
+
+Algorithm 1 of SRA: S_max, the best composite score S = alpha * similarity + beta *
+reliability over the knowledge the answer would use, against T_R; C_M = Conf_M(Q), the
+model's confidence that it knows the answer, asked from the question alone, against T_M:
+
+- S_max >= T_R and C_M >= T_M: R_C, an answer from the documents and the model's own
+  knowledge (`basis` "combined");
+- S_max >= T_R only: R_R, from the documents only ("retrieval");
+- C_M >= T_M only: R_M, from the model's own knowledge, no documents ("model");
+- neither: "Unknown", with no generation call at all.
+
+The similarity is on one declared scale for every document: the cosine the knowledge
+base's retriever reports (`similarity`), the same embedding model for web results where
+the backend reports a cosine; a document without one is left out of S_max and the trace
+says so (no stand-in value). With no scored document, S_max is undefined and retrieval is
+not trusted. The paper's ties (S = T) are read as reaching the threshold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from judged_rag.configuration import Configuration
+from judged_rag.core.budget import reserve
+from judged_rag.core.citations import LETTERS as OPTION_LETTERS
+from judged_rag.core.scores import sra_score
+from judged_rag.core.trace import event
+from judged_rag.nodes.step import NodeDeps
+from judged_rag.prompts import integrate as prompt
+from judged_rag.state import Basis, Cost, State, zero_cost
+
+
+def decide_basis(s_max: float | None, c_m: float, cfg: Configuration) -> Basis:
+    """SRA's switch: R_C, R_R, R_M, or "none" for "Unknown"."""
+    retrieval_ok = s_max is not None and s_max >= cfg.t_r
+    model_ok = c_m >= cfg.t_m
+    if retrieval_ok:
+        return "combined" if model_ok else "retrieval"
+    return "model" if model_ok else "none"
+
+
+def integrate(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
+) -> dict[str, Any]:
+    """Score the knowledge, ask the model's confidence, and choose how to answer."""
+    cfg = deps.configuration(config, runtime)
+    knowledge = state.get("knowledge") or []
+    scores = {d["id"]: sra_score(d, cfg) for d in knowledge}
+    scored = [s for s in scores.values() if s is not None]
+    s_max = max(scored, default=None)
+    c_m, cost, events = _self_confidence(state, config, cfg, deps)
+    basis = decide_basis(s_max, c_m, cfg)
+    events.append(
+        event(
+            "integrate",
+            "decided",
+            s_max=s_max,
+            t_r=cfg.t_r,
+            c_m=round(c_m, 4),
+            t_m=cfg.t_m,
+            basis=basis if basis != "none" else "Unknown",
+            scores=scores,
+            unscored=[i for i, s in scores.items() if s is None],
+        )
+    )
+    update: dict[str, Any] = {"basis": basis, "cost": cost, "trace": events}
+    if basis == "none":
+        update.update(verdict="abstain", reason="no_trusted_source")
+    return update
+
+
+def _self_confidence(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> tuple[float, Cost, list[Any]]:
+    """C_M: the probability of "A" (I know it), or the letter itself without probabilities."""
+    step = deps.step("integrate", state, config, cfg, keep=reserve(cfg) - 1)
+    if step.exhausted:
+        return 0.0, zero_cost(), [event("integrate", "budget", exhausted=step.exhausted)]
+    options = state.get("options") or []
+    listed = "".join(f"\n{OPTION_LETTERS[i]}) {o}" for i, o in enumerate(options))
+    user = prompt.USER.format(
+        question=state["question"], options=f"\nOptions:{listed}" if listed else ""
+    )
+    outcome = step.letter(
+        [SystemMessage(prompt.SYSTEM), HumanMessage(user)], list(prompt.LETTERS), default=0.0
+    )
+    choice = outcome.value
+    if choice is None:
+        c_m = 0.0  # unreadable: the model's own knowledge is not trusted
+    elif choice.probabilities is not None:
+        c_m = choice.probabilities["A"]
+    else:
+        c_m = 1.0 if choice.letter == "A" else 0.0
+    return c_m, outcome.cost, list(outcome.events)

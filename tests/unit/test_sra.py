@@ -1,0 +1,132 @@
+"""SRA's knowledge-integration protocol, decided before generation (Algorithm 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatResult
+
+from judged_rag import Components, Configuration, build_graph
+from judged_rag.core.scores import sra_score
+from judged_rag.nodes.integrate import decide_basis
+from judged_rag.prompts import generate as generate_prompt
+from tests.fakes import components, doc, judge_model, label, letter, scripted_retriever, verdict
+
+APOLLO = "Apollo 11 landed on the Moon on 20 July 1969."
+
+
+class RecordingGenerator(GenericFakeChatModel):
+    """The generator, remembering the system prompt of each call."""
+
+    prompts: list[str]
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        self.prompts.append(str(messages[0].content))
+        return super()._generate(messages, *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("s_max", "c_m", "expected"),
+    [
+        (0.6, 0.9, "combined"),  # R_C: S_max >= T_R and C_M >= T_M
+        (0.6, 0.2, "retrieval"),  # R_R: only the documents are trusted
+        (0.3, 0.9, "model"),  # R_M: only the model is trusted
+        (0.3, 0.2, "none"),  # "Unknown"
+        (None, 0.9, "model"),  # no scored document: retrieval is not trusted
+        (None, 0.2, "none"),
+        (0.4, 0.5, "combined"),  # reaching a threshold is enough
+    ],
+)
+def test_the_four_cases_of_the_switch(s_max: float | None, c_m: float, expected: str) -> None:
+    assert decide_basis(s_max, c_m, Configuration(t_r=0.4, t_m=0.5)) == expected
+
+
+def test_the_score_is_on_the_retrievers_scale_or_none() -> None:
+    cfg = Configuration(alpha=0.7, beta=0.3)
+    scored: Any = {"similarity": 0.5, "reliability": "A"}
+    assert sra_score(scored, cfg) == 0.65  # 0.7 * 0.5 + 0.3 * 1.0
+    assert sra_score({"similarity": None, "reliability": "A"}, cfg) is None  # type: ignore[arg-type]
+
+
+def run(
+    similarity: float, knows: AIMessage | str, **settings: Any
+) -> tuple[dict[str, Any], list[str]]:
+    generate = RecordingGenerator(messages=iter([AIMessage(content="In 1969 [1].")]), prompts=[])
+    parts = Components(
+        chat_model=generate,
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(True),
+            knows=knows,
+        ),
+        retriever=scripted_retriever([doc("apollo", APOLLO, similarity=similarity)]),
+    )
+    config = {"configurable": {"gate": False, "max_regenerations": 0, **settings}}
+    out = build_graph(parts, retry_interval=0).invoke({"question": "When?"}, config)
+    return out, generate.prompts  # type: ignore[return-value]
+
+
+def test_r_c_generates_from_documents_and_own_knowledge() -> None:
+    out, prompts = run(0.9, letter("A", A=0.8, B=0.2))
+    assert prompts == [generate_prompt.OPEN_COMBINED]
+    assert out["basis"] == "combined" and [c["number"] for c in out["citations"]] == [1]
+
+
+def test_r_r_generates_from_the_documents_only() -> None:
+    out, prompts = run(0.9, letter("B", A=0.3, B=0.7))
+    assert prompts == [generate_prompt.OPEN_WITH_KNOWLEDGE]
+    assert out["basis"] == "retrieval"
+
+
+def test_r_m_shows_no_document_and_carries_no_citation() -> None:
+    # S = 0.7 * 0.1 + 0.3 * 0.8 = 0.31 < T_R = 0.4
+    out, prompts = run(0.1, "A")
+    assert prompts == [generate_prompt.OPEN_WITHOUT_KNOWLEDGE]
+    assert out["basis"] == "model" and out["citations"] == [] and not out["abstained"]
+    # nothing to check against: no verification call (parse, judge, C_M, generate)
+    assert out["cost"]["llm_calls"] == 4
+
+
+def test_verify_off_never_makes_unknown_unreachable() -> None:
+    out, prompts = run(0.1, "B", verify=False)
+    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+    assert prompts == []  # "Unknown" costs no generation
+
+
+def test_web_results_are_scored_with_the_knowledge_bases_embeddings() -> None:
+    web = scripted_retriever([doc("w", "The Moon landing was in 1969.", similarity=0.99)])
+    parts = Components(
+        chat_model=RecordingGenerator(messages=iter([AIMessage(content="1969 [1].")]), prompts=[]),
+        judge_model=judge_model(components("Apollo 11"), label("not_relevant"), verdict(True)),
+        retriever=scripted_retriever([doc("saturn", "Saturn has rings.")]),
+        web_search=web,
+        embeddings=DeterministicFakeEmbedding(size=16),
+    )
+    config = {"configurable": {"gate": False, "max_iterations": 1}}
+    out = build_graph(parts, retry_interval=0).invoke({"question": "When?"}, config)
+    searched = next(e for e in out["trace"] if e["event"] == "searched")["detail"]
+    assert searched["similarity"] == "knowledge-base cosine"
+    decided = next(e for e in out["trace"] if e["event"] == "decided")["detail"]
+    # The backend's 0.99 is not on the knowledge base's scale and is not what S uses.
+    assert decided["scores"]["w"] is not None and decided["scores"]["w"] != round(
+        0.7 * 0.99 + 0.3 * 0.5, 4
+    )
+
+
+def test_without_the_knowledge_bases_embeddings_web_results_stay_unscored() -> None:
+    parts = Components(
+        chat_model=RecordingGenerator(messages=iter([AIMessage(content="1969.")]), prompts=[]),
+        judge_model=judge_model(components("Apollo 11"), label("not_relevant"), knows="B"),
+        retriever=scripted_retriever([doc("saturn", "Saturn has rings.")]),
+        web_search=scripted_retriever([doc("w", "The Moon landing was in 1969.")]),
+    )
+    config = {"configurable": {"gate": False, "max_iterations": 1}}
+    out = build_graph(parts, retry_interval=0).invoke({"question": "When?"}, config)
+    decided = next(e for e in out["trace"] if e["event"] == "decided")["detail"]
+    assert decided["unscored"] == ["w"] and decided["s_max"] is None
+    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
