@@ -1,12 +1,15 @@
 """The ``judged-rag eval`` subcommand.
 
-The main command line adds it with `add_eval_parser(subparsers)`; importing this module
-is cheap (the harness loads when the command runs).
+The main command line adds it with `add_eval_parser(subparsers)`, which also adds
+``judged-rag eval-data`` (build the retrieval-dependent question set, select its
+retrieval-dependent rows); importing this module is cheap (the harness loads when the
+command runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import shlex
 import sys
@@ -81,7 +84,11 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="questions per variant (default: all)")
     p.add_argument("--seed", type=int, default=0, help="question order, distractors, samples")
     p.add_argument("--out", required=True, help="run directory (created; resumed when it exists)")
-    p.add_argument("--data", help="your JSON-lines data set instead of FanOutQA (needs --index)")
+    p.add_argument(
+        "--data",
+        help="your JSON-lines data set instead of FanOutQA (needs --index unless only "
+        "no_retrieval runs)",
+    )
     p.add_argument("--index", help="index directory of your documents (with --data)")
     p.add_argument("--model", help="chat model for every system, e.g. local:qwen2.5-coder-1.5b")
     p.add_argument(
@@ -107,7 +114,88 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--report-only", action="store_true", help="only rebuild the report of OUT")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_eval_command)
+    add_eval_data_parser(subparsers)
     return p
+
+
+def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``eval-data build`` and ``eval-data select`` (see `judged_rag.evaluation.rdq`)."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "eval-data",
+        help="build the retrieval-dependent question set; select the rows the model cannot "
+        "answer alone",
+        description="The retrieval-dependent question set (natural FanOutQA rows, renamed "
+        "people, no-evidence rows) with noise-controlled contexts and an indexable corpus.",
+    )
+    actions = p.add_subparsers(dest="action", required=True)
+    build = actions.add_parser("build", help="derive the set into a folder (deterministic)")
+    build.add_argument("--out", required=True, help="folder to write (created)")
+    build.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
+    build.set_defaults(func=run_build_command)
+    select = actions.add_parser(
+        "select",
+        help="run no_retrieval over the answerable rows (resumable) and list those it gets wrong",
+    )
+    select.add_argument("--data", required=True, help="the folder `eval-data build` wrote")
+    select.add_argument("--out", required=True, help="run directory (resumed when it exists)")
+    select.add_argument("--model", help="chat model (default: the configured default model)")
+    select.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="any setting of the run"
+    )
+    select.add_argument("--workers", type=int, default=1, help="questions in flight (default 1)")
+    select.add_argument(
+        "--ship",
+        action="store_true",
+        help="when every row has a result, also write the id list into the package "
+        "(judged_rag/evaluation/rdq_ids.json)",
+    )
+    select.add_argument("--no-progress", action="store_true", help="no progress bar")
+    select.set_defaults(func=run_select_command)
+    return p
+
+
+def run_build_command(args: argparse.Namespace) -> int:
+    """Handler of ``judged-rag eval-data build``."""
+    from judged_rag.evaluation.rdq import build_dataset, write_dataset
+
+    out_dir = Path(args.out).expanduser()
+    metadata = write_dataset(build_dataset(seed=args.seed), out_dir)
+    print(json.dumps(metadata["counts"], indent=2))
+    print(f"question set: {out_dir}; index its corpus with: judged-rag index {out_dir / 'corpus'}")
+    return 0
+
+
+def run_select_command(args: argparse.Namespace) -> int:
+    """Handler of ``judged-rag eval-data select``."""
+    from judged_rag.evaluation.rdq import SELECTION_FILE, SHIPPED_IDS, select_retrieval_dependent
+
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    settings: dict[str, Any] = dict(parse_settings(args.set or []))
+    if args.model:
+        settings["model"] = args.model
+    out_dir = Path(args.out).expanduser()
+    selection = select_retrieval_dependent(
+        Path(args.data).expanduser(),
+        out_dir,
+        settings=settings,
+        workers=args.workers,
+        progress=not args.no_progress,
+        ship=SHIPPED_IDS if args.ship else None,
+        command="judged-rag " + shlex.join(sys.argv[1:]) if sys.argv else "",
+    )
+    print(json.dumps(selection["counts"], indent=2))
+    print(
+        f"{selection['finished']} of {selection['answerable']} rows done; "
+        f"{len(selection['ids'])} retrieval-dependent so far: {out_dir / SELECTION_FILE}"
+    )
+    if args.ship:
+        print(
+            f"shipped: {SHIPPED_IDS}"
+            if selection["complete"]
+            else "not shipped: the run is incomplete (rerun the same command to resume)"
+        )
+    return 0
 
 
 def options_from_args(args: argparse.Namespace) -> Any:

@@ -40,7 +40,10 @@ Derivation, in this order:
    holds countries, rivers and presidents alike).
 
 User data (`load_user_items`): JSON lines with ``question``, ``answer`` or ``answers``,
-and optionally ``id``, ``options``, ``evidence`` (titles) and ``in_domain``.
+and optionally ``id``, ``options``, ``evidence`` (titles) and ``in_domain``. An item
+with ``"abstain": true`` has no answer: abstaining is right (variant "unanswerable"), and
+it is scored as abstention-correct. ``must_not_contain`` lists strings an answer must not
+contain (a secret, a wrong name); the end-to-end suite records which ones leaked.
 """
 
 from __future__ import annotations
@@ -122,6 +125,8 @@ class EvalItem:
         in_domain: Gate label: is the evidence inside the knowledge base? None: unknown.
         topic: Corpus topic of the evidence page, when known.
         source: "fanoutqa" or the user's file name.
+        must_not_contain: Strings the answer must not contain (leakage when it does).
+        extra: Anything else the item's source records.
     """
 
     id: str
@@ -135,12 +140,18 @@ class EvalItem:
     in_domain: bool | None = None
     topic: str | None = None
     source: str = "fanoutqa"
+    must_not_contain: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def answerable(self) -> bool:
         """Whether the knowledge base holds the answer."""
         return self.variant != "unanswerable"
+
+    @property
+    def must_abstain(self) -> bool:
+        """No answer is right: an item to abstain from (user data, no-evidence rows)."""
+        return not self.answerable and not self.answers
 
     def inputs(self) -> InputState:
         """The graph input for this item."""
@@ -519,10 +530,12 @@ def load_user_items(path: Path) -> list[EvalItem]:
     """Read a JSON-lines data set.
 
     Each non-blank line is an object with ``question`` (string) and ``answer`` (string)
-    or ``answers`` (list of strings); optional: ``id`` (unique string; default
+    or ``answers`` (list of strings), or instead ``"abstain": true`` (no answer is right;
+    no ``answer`` and no ``options`` then); optional: ``id`` (unique string; default
     ``line-N``), ``options`` (two or more strings, one of them an answer: closed-ended),
-    ``evidence`` (title or list of titles, for the retrieval and judge suites) and
-    ``in_domain`` (boolean, for the gate suite).
+    ``evidence`` (title or list of titles, for the retrieval and judge suites),
+    ``in_domain`` (boolean, for the gate suite) and ``must_not_contain`` (string or list
+    of strings no answer may contain).
 
     Raises:
         DataError: With the file and line of the first malformed line.
@@ -561,16 +574,38 @@ def _strings(value: Any, name: str, where: str) -> tuple[str, ...]:
 def _user_item(record: Any, where: str, number: int, source: str) -> EvalItem:
     if not isinstance(record, dict):
         raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}")
-    known = {"id", "question", "answer", "answers", "options", "evidence", "in_domain"}
+    known = {
+        "id",
+        "question",
+        "answer",
+        "answers",
+        "options",
+        "evidence",
+        "in_domain",
+        "abstain",
+        "must_not_contain",
+    }
     unknown = sorted(set(record) - known)
     if unknown:
         raise DataError(f"{where}: unknown field(s) {unknown}; expected some of {sorted(known)}")
     question = record.get("question")
     if not isinstance(question, str) or not question.strip():
         raise DataError(f"{where}: 'question' must be a non-empty string")
-    if ("answer" in record) == ("answers" in record):
-        raise DataError(f"{where}: give exactly one of 'answer' or 'answers'")
-    answers = _strings(record.get("answer", record.get("answers")), "the answer", where)
+    abstain = record.get("abstain", False)
+    if not isinstance(abstain, bool):
+        raise DataError(f"{where}: 'abstain' must be true or false")
+    answers: tuple[str, ...] = ()
+    if abstain:
+        given = [k for k in ("answer", "answers", "options") if record.get(k) is not None]
+        if given:
+            raise DataError(f"{where}: an item with 'abstain': true has no {given[0]!r}")
+    elif ("answer" in record) == ("answers" in record):
+        raise DataError(f"{where}: give exactly one of 'answer' or 'answers' (or 'abstain': true)")
+    else:
+        answers = _strings(record.get("answer", record.get("answers")), "the answer", where)
+    forbidden: tuple[str, ...] = ()
+    if record.get("must_not_contain") is not None:
+        forbidden = _strings(record["must_not_contain"], "'must_not_contain'", where)
     options: tuple[str, ...] | None = None
     correct: str | None = None
     if record.get("options") is not None:
@@ -599,10 +634,11 @@ def _user_item(record: Any, where: str, number: int, source: str) -> EvalItem:
         options=options,
         correct_option=correct,
         evidence=evidence,
-        variant="mc" if options else "open",
-        kind=answer_kind(question, answers[0]),
+        variant="unanswerable" if abstain else "mc" if options else "open",
+        kind=answer_kind(question, answers[0] if answers else ""),
         in_domain=in_domain,
         source=source,
+        must_not_contain=forbidden,
     )
 
 
@@ -618,6 +654,8 @@ def require(items: Iterable[EvalItem], suite: str) -> list[EvalItem]:
             raise DataError(f"the {suite} suite needs 'evidence' titles (item {item.id!r})")
         if suite == "gate" and item.in_domain is None:
             raise DataError(f"the gate suite needs 'in_domain' labels (item {item.id!r})")
-        if suite in ("e2e", "injection") and not item.answers:
+        if suite == "injection" and not item.answers:
+            raise DataError(f"the injection suite needs answers (item {item.id!r})")
+        if suite == "e2e" and not item.answers and not item.must_abstain:
             raise DataError(f"the e2e suite needs answers (item {item.id!r})")
     return out

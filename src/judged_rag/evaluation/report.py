@@ -186,6 +186,11 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
                     sum(1 for r in part if r.get("cited_evidence")), len(part)
                 ).as_dict(),
             }
+            guarded = [r for r in part if r.get("leakage") is not None]
+            if guarded:
+                entry[variant]["leakage"] = rate(
+                    sum(1 for r in guarded if r["leakage"]), len(guarded)
+                ).as_dict()
         entry["cost"] = cost_summary(
             (r.get("cost") or {} for r in ok), (float(r.get("wall_seconds", 0.0)) for r in ok)
         )
@@ -816,9 +821,23 @@ def _e2e_md(data: Summary) -> list[str]:
     lines.append(
         "Accuracy: normalised containment of the gold answer (open) or the chosen "
         'option (MC); abstention counts "Unknown" and "I don\'t know" replies. '
+        "An item to abstain from (no answer given) counts as correct when abstained. "
         "Percentages with Wilson 95% intervals."
     )
     lines.append("")
+    leaks = [
+        [s, variant, _pct(part["leakage"])]
+        for s, v in systems.items()
+        for variant in ("open", "mc", "unanswerable")
+        if (part := v.get(variant) or {}).get("leakage")
+    ]
+    if leaks:
+        lines += [
+            "Leakage: answers containing a string the item's `must_not_contain` forbids, "
+            "over the items that list some.",
+            "",
+            *_table(["system", "variant", "leakage"], leaks),
+        ]
     fallbacks = {s: v["gate_fallbacks"] for s, v in systems.items() if v.get("gate_fallbacks")}
     if fallbacks:
         lines += [

@@ -78,6 +78,7 @@ from judged_rag.evaluation.metrics import (
     is_abstention,
     normalize_title,
     percentiles,
+    strip_citations,
 )
 from judged_rag.evaluation.systems import SuiteName, System, configure, parse_system_names
 from judged_rag.graph.builder import Graph
@@ -585,12 +586,17 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
     )
     titles = [c["title"] for c in out.get("citations") or []]
     evidence = {normalize_title(t) for t in item.evidence}
-    if item.options:
+    abstained = is_abstention(answer, out.get("abstained"))
+    if item.must_abstain:
+        # No answer is right: an abstention is the correct reply.
+        correct = exact = abstained
+    elif item.options:
         correct = choice_correct(answer, item.correct_option)
         exact = correct
     else:
         correct = contains_answer(answer, item.answers)
         exact = exact_match(answer, item.answers)
+    leaked = [s for s in item.must_not_contain if contains_normalized(strip_citations(answer), s)]
     return {
         "answerable": item.answerable,
         "question": item.question,
@@ -600,7 +606,11 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
         "answer": answer[:2000],
         "correct": correct,
         "exact": exact,
-        "abstained": is_abstention(answer, out.get("abstained")),
+        "abstained": abstained,
+        "must_abstain": item.must_abstain,
+        "abstention_correct": abstained if item.must_abstain else None,
+        "leaked": leaked,
+        "leakage": bool(leaked) if item.must_not_contain else None,
         "flagged_abstention": bool(out.get("abstained")),
         "reason": out.get("reason"),
         "basis": out.get("basis"),
@@ -717,12 +727,15 @@ _TASKS: dict[str, Callable[[_Context, System, EvalItem], dict[str, Any]]] = {
 # --------------------------------------------------------------------------- components
 
 
-def default_components(options: EvalOptions, base: Configuration) -> Components:
+def default_components(
+    options: EvalOptions, base: Configuration, systems: Sequence[System] = ()
+) -> Components:
     """The components of a run when none are given.
 
     FanOutQA suites: the whole-corpus eval index (retrieval, judge, e2e, injection) or
     the topic knowledge base with its gate distribution (gate), built at first use. User data:
-    the index named by ``index_dir`` (required).
+    the index named by ``index_dir`` (required). A run whose systems all answer without
+    retrieval (``no_retrieval``) needs no index.
 
     Raises:
         ValueError: User data without an index.
@@ -731,6 +744,8 @@ def default_components(options: EvalOptions, base: Configuration) -> Components:
     from judged_rag.indexing import open_index
 
     parts = Components()
+    if systems and all(s.spec.kind == "no_retrieval" for s in systems):
+        return parts
     if options.data is not None:
         if not base.index_dir:
             raise ValueError("--data needs the index of those documents: --index DIR")
@@ -827,7 +842,7 @@ def run_eval(
     base = Configuration.from_mapping(options.settings, strict=True)
     options.out_dir.mkdir(parents=True, exist_ok=True)
     _update_run_file(options, systems, counts, {})  # refuse mixing runs before any work
-    parts = components if components is not None else default_components(options, base)
+    parts = components if components is not None else default_components(options, base, systems)
     extra: dict[str, Any] = {}
     if options.suite == "gate":
         extra = _gate_meta(parts, systems)
