@@ -16,6 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from judged_rag.configuration import PRESETS, STRATEGIES, Configuration
+from judged_rag.indexing.chunking import (
+    CHUNK_PERCENTILE,
+    CHUNK_THRESHOLD,
+    CHUNKING_MODES,
+    MIN_CHUNK_CHARS,
+)
 from judged_rag.state import InputState, OutputState
 
 logger = logging.getLogger("judged_rag.cli")
@@ -172,6 +178,12 @@ def _index(args: argparse.Namespace) -> int:
 
         query_model = load_chat_model(args.model or Configuration().model)
     paths = [Path(p).expanduser() for p in args.paths]
+    chunking = {
+        "chunking": args.chunking,
+        "chunk_threshold": args.chunk_threshold,
+        "chunk_percentile": args.chunk_percentile,
+        "min_chunk_chars": args.min_chunk_chars,
+    }
     if args.postgres:
         from judged_rag.components.pgstore import build_pg_index
 
@@ -182,6 +194,7 @@ def _index(args: argparse.Namespace) -> int:
             query_model=query_model,
             pseudo_queries=args.pseudo_queries,
             progress=not args.quiet,
+            **chunking,
         )
     else:
         from judged_rag.indexing import IndexBuildError, build_index
@@ -193,6 +206,7 @@ def _index(args: argparse.Namespace) -> int:
                 query_model=query_model,
                 pseudo_queries=args.pseudo_queries,
                 progress=not args.quiet,
+                **chunking,
             )
         except FileNotFoundError:
             raise
@@ -316,6 +330,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--pseudo-queries", type=int, default=200, help="chunks sampled for the gate (0: none)"
     )
     index.add_argument("--model", help="chat model writing the pseudo-queries")
+    index.add_argument(
+        "--chunking",
+        choices=CHUNKING_MODES,
+        help="new chunk where consecutive sentences are less similar than a percentile of "
+        "the corpus's own similarities (calibrated, the default) or than a fixed value",
+    )
+    index.add_argument(
+        "--chunk-threshold",
+        type=float,
+        help=f"the fixed breakpoint (implies --chunking fixed; default {CHUNK_THRESHOLD})",
+    )
+    index.add_argument(
+        "--chunk-percentile",
+        type=float,
+        default=CHUNK_PERCENTILE,
+        help="percentile of the corpus's consecutive-sentence similarities (calibrated)",
+    )
+    index.add_argument(
+        "--min-chunk-chars",
+        type=int,
+        default=MIN_CHUNK_CHARS,
+        help="merge shorter and one-sentence chunks into a neighbour when they fit (0: never)",
+    )
     index.add_argument("--quiet", action="store_true", help="no progress bars")
     index.set_defaults(func=_index)
 

@@ -38,7 +38,7 @@ from judged_rag.indexing import (
     sample_documents,
     sample_index_dir,
 )
-from judged_rag.indexing.builder import gate_is_current
+from judged_rag.indexing.builder import chunking_is_current, gate_is_current
 from judged_rag.indexing.store import build_lock, sibling
 
 pytestmark = pytest.mark.slow
@@ -152,7 +152,7 @@ def test_fusion_options_per_run(docs: Path, tmp_path: Path) -> None:
     build(docs, index)
     retriever = open_index(index, embeddings=fake(), k=2)
     assert len(retriever.invoke("planet")) <= 2
-    assert len(retriever.invoke("planet", k=5)) == 5
+    assert len(retriever.invoke("planet", k=3)) == 3
 
     # Dense only: a query identical to a chunk's indexed text has cosine 1 with it.
     chunk = next(c for c in retriever.store.chunks if "Oolong" in c.text)
@@ -224,6 +224,129 @@ def test_incremental_rebuild_embeds_only_what_changed(docs: Path, tmp_path: Path
     assert with_other_settings.unchanged == 0 and with_other_settings.changed == 4
     with_other_model = build(docs, index, embeddings=DeterministicFakeEmbedding(size=DIM + 1))
     assert with_other_model.unchanged == 0 and with_other_model.changed == 4
+
+
+def test_calibrated_breakpoint_is_stored_and_kept_by_incremental_builds(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(4):
+        (docs / f"d{n}.txt").write_text(
+            f"Doc {n} opens here. It says one thing. It says another. Then doc {n} ends."
+        )
+    index = tmp_path / "index"
+    first = build(docs, index)
+    manifest = json.loads((index / "manifest.json").read_text())
+    assert manifest["settings"]["chunking"] == "calibrated"
+    calibration = manifest["chunk_calibration"]
+    # 4 files x 3 boundaries between their 4 sentences, all decided by similarity.
+    assert calibration["pairs"] == 12 and calibration["files"] == 4
+    assert calibration["percentile"] == 25.0
+    assert first.chunk_breakpoint == calibration["breakpoint"]
+    assert -1.0 <= calibration["breakpoint"] <= 1.0
+
+    # Up to twice the files: new files are cut with the stored breakpoint.
+    for n in range(4, 8):
+        (docs / f"d{n}.txt").write_text(f"Doc {n} is new. It has two sentences.")
+    grown = build(docs, index)
+    assert (grown.unchanged, grown.added) == (4, 4)
+    again = json.loads((index / "manifest.json").read_text())["chunk_calibration"]
+    assert again == calibration
+
+    # Past twice the files it was computed on: calibrated again, everything re-embedded.
+    (docs / "d8.txt").write_text("Doc 8 tips the balance. It is the ninth file.")
+    recalibrated = build(docs, index)
+    assert recalibrated.unchanged == 0 and recalibrated.files == 9
+    calibration = json.loads((index / "manifest.json").read_text())["chunk_calibration"]
+    assert calibration["files"] == 9 and calibration["pairs"] == 12 + 4 + 1
+
+    # Fixed: the paper's 0.7, no calibration recorded; other chunking settings rebuild.
+    fixed = build(docs, index, chunking="fixed")
+    assert fixed.unchanged == 0 and fixed.chunk_breakpoint == 0.7
+    manifest = json.loads((index / "manifest.json").read_text())
+    assert manifest["chunk_calibration"] is None
+    assert manifest["settings"]["chunk_threshold"] == 0.7
+    assert build(docs, index, chunking="fixed").unchanged == 9
+    assert build(docs, index, chunk_percentile=50).unchanged == 0
+    assert build(docs, index, chunk_percentile=50, min_chunk_chars=0).unchanged == 0
+    with pytest.raises(ValueError, match="chunking='fixed'"):
+        build(docs, index, chunking="calibrated", chunk_threshold=0.5)
+
+
+def test_one_sentence_documents_leave_the_breakpoint_to_later_files(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Apollo 11 landed on the Moon in July 1969.")
+    (docs / "b.txt").write_text("Green tea is brewed from steamed leaves.")
+    index = tmp_path / "index"
+    first = build(docs, index)
+    record = json.loads((index / "manifest.json").read_text())["chunk_calibration"]
+    assert record == {"breakpoint": None, "percentile": 25.0, "pairs": 0, "files": 2}
+    assert first.chunk_breakpoint is None
+    assert build(docs, index).unchanged == 2  # nothing to calibrate on: nothing re-embedded
+
+    (docs / "c.txt").write_text("The yard opened in 1990. It built ferries. It closed in 2011.")
+    grown = build(docs, index)
+    assert (grown.unchanged, grown.added) == (2, 1)  # any breakpoint cuts a and b alike
+    record = json.loads((index / "manifest.json").read_text())["chunk_calibration"]
+    assert record["pairs"] == 2 and record["files"] == 1
+    assert grown.chunk_breakpoint == record["breakpoint"] is not None
+
+
+def test_an_index_of_the_old_chunking_still_opens_and_is_rebuilt(
+    docs: Path, tmp_path: Path
+) -> None:
+    index = tmp_path / "index"
+    build(docs, index)
+    # What the manifest of an index built before calibration held (chunk texts aside).
+    path = index / "manifest.json"
+    manifest = json.loads(path.read_text())
+    del manifest["chunk_calibration"]
+    for key in ("chunking", "chunk_percentile", "min_chunk_chars", "chunker_version"):
+        del manifest["settings"][key]
+    manifest["settings"]["chunk_threshold"] = 0.7
+    path.write_text(json.dumps(manifest))
+
+    retriever = open_index(index, embeddings=fake())
+    assert "Olympus Mons" in retriever.invoke("Olympus Mons volcano", k=1)[0].page_content
+    assert not chunking_is_current(manifest)
+
+    rebuilt = build(docs, index)  # `judged-rag index` on the same folder
+    assert rebuilt.unchanged == 0 and rebuilt.changed == 4
+    manifest = json.loads(path.read_text())
+    assert chunking_is_current(manifest) and manifest["chunk_calibration"]["files"] == 4
+
+
+def test_tables_are_chunked_by_rows_with_their_header(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = [f"| Ship{n:02} | Yard{n % 3} | {2000 + n} |" for n in range(30)]
+    (docs / "fleet.md").write_text(
+        "# Fleet\n\nDeliveries by year:\n\n| Ship | Yard | Year |\n| --- | --- | --- |\n"
+        + "\n".join(rows)
+    )
+    cells = "".join(
+        f"<tr><td>Ship{n:02}</td><td>Yard{n % 3}</td><td>{2000 + n}</td></tr>" for n in range(30)
+    )
+    (docs / "fleet.html").write_text(
+        "<html><head><title>Fleet HTML</title></head><body><h1>Fleet</h1>"
+        "<table><thead><tr><th>Ship</th><th>Yard</th><th>Year</th></tr></thead>"
+        f"<tbody>{cells}</tbody></table></body></html>"
+    )
+    index = tmp_path / "index"
+    build(docs, index, title_context=False)
+    chunks = open_index(index, embeddings=fake()).store.chunks
+    for name in ("fleet.md", "fleet.html"):
+        mine = sorted((c for c in chunks if c.path.endswith(name)), key=lambda c: c.ordinal)
+        assert len(mine) > 1, name  # 30 rows do not fit one chunk
+        found = []
+        for chunk in mine:
+            assert len(chunk.text) <= 500
+            lines = chunk.text.splitlines()
+            header = lines.index("| Ship | Yard | Year |")
+            assert lines[0] == "Fleet" and lines[header + 1] == "| --- | --- | --- |"
+            found += [line for line in lines[header + 2 :]]
+        assert found == rows, name
+    assert all("Deliveries by year:" in c.text for c in chunks if c.path.endswith("fleet.md"))
 
 
 def test_open_errors_missing_corrupt_foreign(docs: Path, tmp_path: Path) -> None:
@@ -418,11 +541,11 @@ def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
 ) -> None:
     index = tmp_path / "index"
     model = FakeListChatModel(responses=["Which one is it?"])
-    stats = build(docs, index, query_model=model, pseudo_queries=5)
-    assert stats.pseudo_queries == 5
+    stats = build(docs, index, query_model=model, pseudo_queries=3)
+    assert stats.pseudo_queries == 3
     retriever = open_index(index, embeddings=fake())
     sims = retriever.gate_similarities
-    assert sims is not None and len(sims) == 5
+    assert sims is not None and len(sims) == 3
     assert all(-1.0 <= s <= 1.0 for s in sims)
     first = json.loads((index / "gate.json").read_text())["entries"]
     ids = {c.id for c in retriever.store.chunks}
@@ -435,7 +558,7 @@ def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
     # ...unless they were written with another prompt: then they are written again.
     gate_file = index / "gate.json"
     gate_file.write_text(json.dumps({**json.loads(gate_file.read_text()), "prompt": "older"}))
-    build(docs, index, query_model=FakeListChatModel(responses=["What is new?"]), pseudo_queries=5)
+    build(docs, index, query_model=FakeListChatModel(responses=["What is new?"]), pseudo_queries=3)
     rewritten = json.loads(gate_file.read_text())
     assert rewritten["prompt"] != "older"
     manifest = json.loads((index / "manifest.json").read_text())
@@ -444,7 +567,7 @@ def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
     assert gate_is_current(manifest)
     assert not gate_is_current({**manifest, "pseudo_query_prompt": "older"})
     assert not gate_is_current({**manifest, "pseudo_queries": 0})
-    assert [e["question"] for e in rewritten["entries"]] == ["What is new?"] * 5
+    assert [e["question"] for e in rewritten["entries"]] == ["What is new?"] * 3
 
     # Calls that raise or answer nothing are counted and skipped, not fatal.
     broken = GenericFakeChatModel(messages=iter([AIMessage(content="Only one answer?")]))
@@ -503,6 +626,11 @@ def test_minilm_index_and_sample_knowledge_base(
     assert index == tmp_path / "home" / "indexes" / "sample"
     manifest = json.loads((index / "manifest.json").read_text())
     assert manifest["embedding_model"] == MODEL_NAME and manifest["dimension"] == 384
+    # The breakpoint is MiniLM's own: well under the paper's 0.7, which would cut most
+    # consecutive sentences apart (733 chunks, 89 % of one sentence, before calibration).
+    assert manifest["settings"]["chunking"] == "calibrated"
+    assert 0.2 < manifest["chunk_calibration"]["breakpoint"] < 0.6
+    assert manifest["chunks"] < 500
     assert len(list((tmp_path / "home" / "indexes" / "sample-docs").glob("*.md"))) == len(
         sample_documents()
     )

@@ -420,6 +420,18 @@ def test_a_file_without_read_permission_is_skipped(docs: Path, tmp_path: Path) -
         ({"settings": []}, "'settings'"),
         ({"files": "2"}, "'files'"),
         ({"checksums": {"chunks.json": "0" * 64}}, "'checksums' lists no chunks or dense"),
+        ({"chunk_calibration": [0.4]}, "'chunk_calibration' is [0.4]"),
+        (
+            {"chunk_calibration": {"breakpoint": 3.0, "percentile": 25, "pairs": 4, "files": 2}},
+            "'chunk_calibration'",
+        ),
+        (
+            {"chunk_calibration": {"breakpoint": 0.4, "percentile": 25, "pairs": -1, "files": 2}},
+            "'chunk_calibration'",
+        ),
+        ({"settings": {"chunking": "adaptive"}}, "'settings.chunking' is 'adaptive'"),
+        ({"settings": {"chunk_percentile": 101}}, "'settings.chunk_percentile' is 101"),
+        ({"settings": {"min_chunk_chars": 2.5}}, "'settings.min_chunk_chars' is 2.5"),
     ],
     ids=lambda v: str(v)[:24],
 )
@@ -460,6 +472,31 @@ def test_a_crafted_checksum_list_is_refused(
     rewrite_manifest(index, checksums={**manifest["checksums"], name: digest})
     assert main(["ask", "When?", "--index", str(index)]) == 2
     one_error_line(capsys.readouterr().err, message)
+
+
+def test_index_command_chunking_options(
+    docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "fixed"
+    (docs / "yard.txt").write_text("The yard opened in 1990. It built ferries. It closed in 2011.")
+    base = ["index", str(docs), "--index", str(target), "--pseudo-queries", "0", "--quiet"]
+    assert main([*base, "--chunk-threshold", "0.5", "--min-chunk-chars", "0"]) == 0
+    manifest = json.loads((target / "manifest.json").read_text())
+    assert manifest["settings"]["chunking"] == "fixed"
+    assert manifest["settings"]["chunk_threshold"] == 0.5
+    assert manifest["settings"]["min_chunk_chars"] == 0
+    assert manifest["chunk_calibration"] is None
+    assert json.loads(capsys.readouterr().out)["chunk_breakpoint"] == 0.5
+
+    assert main([*base, "--chunking", "calibrated", "--chunk-percentile", "40"]) == 0
+    manifest = json.loads((target / "manifest.json").read_text())
+    assert manifest["settings"]["chunk_percentile"] == 40.0
+    assert manifest["chunk_calibration"]["percentile"] == 40.0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["unchanged"] == 0 and stats["chunk_breakpoint"] is not None
+
+    assert main([*base, "--chunking", "calibrated", "--chunk-threshold", "0.5"]) == 2
+    one_error_line(capsys.readouterr().err, "chunk_threshold is the fixed breakpoint")
 
 
 @pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity"])

@@ -126,7 +126,7 @@ def test_build_and_query_hybrid_keyword_only_dense_only(
     with open_pg_index(pg_url, collection=collection, embeddings=fake(), k=2) as retriever:
         assert isinstance(retriever, PgHybridRetriever)
         assert len(retriever.invoke("planet")) <= 2
-        assert len(retriever.invoke("planet", k=5)) == 5
+        assert len(retriever.invoke("planet", k=3)) == 3
 
         # Dense only: a query identical to a chunk's indexed text has cosine 1 with it.
         (chunk_id, index_text), *_ = rows(
@@ -213,6 +213,11 @@ def test_incremental_rebuild_embeds_only_what_changed(
     first = build(docs, pg_url, collection)
     assert first.embedded > 0
     before = dict(rows(pg_url, f"SELECT id, ctid::text FROM {collection}_chunks"))
+    # The calibrated chunk breakpoint is kept with the collection, as in a file index.
+    ((calibration,),) = rows(
+        pg_url, f"SELECT value FROM {collection}_meta WHERE key = 'chunk_calibration'"
+    )
+    assert calibration["files"] == 3 and calibration["breakpoint"] == first.chunk_breakpoint
 
     again = build(docs, pg_url, collection)
     assert again.embedded == 0

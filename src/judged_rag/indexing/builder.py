@@ -1,8 +1,18 @@
 """Build (or incrementally rebuild) an index from files.
 
-Load documents -> split into sentences (nupunkt) -> semantic chunks (ChunkRAG) -> embed ->
-drop near-duplicates -> FAISS + BM25 -> pseudo-queries for the gate (CAG) -> save.
-Files whose content hash has not changed keep their stored chunks and vectors.
+Load documents -> units: sentences (nupunkt), list items, table rows -> embed them ->
+semantic chunks (ChunkRAG, with a breakpoint calibrated to the embeddings; see
+`judged_rag.indexing.chunking`) -> embed the chunks -> drop near-duplicates -> FAISS +
+BM25 -> pseudo-queries for the gate (CAG) -> save. Files whose content hash has not
+changed keep their stored chunks and vectors.
+
+Stored chunks are reused only by a build with the same embeddings, the same settings
+(chunking included) and the same breakpoint. A calibrated breakpoint is computed when
+everything is embedded (a first build, or after a change of settings) and kept by the
+incremental builds that follow, so that old and new chunks are cut alike; it is
+calibrated again, with every file re-embedded, once the corpus has more than doubled
+since (`RECALIBRATE_GROWTH`): the breakpoint of a handful of files is a poor estimate
+for a thousand.
 
 `IndexBuild` holds the steps every store shares; `build_index` writes its result to
 files, and `judged_rag.components.pgstore` (a layer above) to PostgreSQL.
@@ -29,17 +39,31 @@ from tqdm.auto import tqdm
 from judged_rag.errors import ForeignDataError, IndexBuildError, IndexFormatError, ManifestError
 from judged_rag.indexing import store
 from judged_rag.indexing.chunking import (
+    CHUNK_PERCENTILE,
     CHUNK_THRESHOLD,
+    CHUNKER_VERSION,
+    CHUNKING_MODES,
     DEDUP_THRESHOLD,
     MAX_CHUNK_CHARS,
-    join_chunk,
+    MIN_CHUNK_CHARS,
+    ChunkingMode,
+    Unit,
+    boundary_similarities,
+    calibrated_breakpoint,
+    chunk_spans,
+    document_units,
     near_duplicates,
     normalize,
-    prepare_sentences,
-    semantic_chunks,
+    render,
 )
 from judged_rag.indexing.embeddings import LocalEmbeddings, embeddings_name, local_embeddings
-from judged_rag.indexing.loaders import collect_files, describe, file_hash, load_file
+from judged_rag.indexing.loaders import (
+    LoadedDocument,
+    collect_files,
+    describe,
+    file_hash,
+    load_file,
+)
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
 from judged_rag.prompts.index import PSEUDO_QUERY, PSEUDO_QUERY_UNTITLED
 
@@ -50,6 +74,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PSEUDO_QUERY_SEED = 0
+RECALIBRATE_GROWTH = 2
+"""A calibrated breakpoint is computed again once the corpus has this many times the
+files it was computed on."""
 _PSEUDO_QUERY_BATCH = 16
 # Identifies the pseudo-query prompts: entries written with other prompts are rewritten,
 # and an automatically built index whose gate used other prompts is rebuilt.
@@ -72,7 +99,9 @@ class IndexStats:
         duplicates: Near-duplicate chunks dropped.
         pseudo_queries: Pseudo-queries in the gate's distribution.
         pseudo_query_failures: Pseudo-query calls that failed or gave no question.
-        embedded: Texts embedded for documents (sentences and chunks).
+        embedded: Texts embedded for documents (units and chunks).
+        chunk_breakpoint: The boundary similarity below which a new chunk started:
+            the calibrated or the fixed one.
         skipped: Files not indexed: unsupported type or unreadable.
         unreadable: The files of ``skipped`` that could not be read or parsed.
         seconds: Wall time of the build.
@@ -88,6 +117,7 @@ class IndexStats:
     pseudo_queries: int = 0
     pseudo_query_failures: int = 0
     embedded: int = 0
+    chunk_breakpoint: float | None = None
     skipped: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -163,6 +193,8 @@ class IndexBuild:
         model_name: The embeddings' name, recorded with the index.
         settings: The chunking settings recorded with the index; stored chunks are
             reused only by a build with the same ones.
+        calibration: The calibrated breakpoint and what it was computed on (None for
+            a fixed breakpoint, and until it is computed or adopted).
         stats: Counts of what the build did, updated by each step.
         query_model, pseudo_queries, progress, reliability, title_context: The options
             of `build_index` of the same names.
@@ -177,21 +209,29 @@ class IndexBuild:
         progress: bool,
         reliability: str,
         title_context: bool,
-        chunk_threshold: float,
+        chunking: ChunkingMode | None,
+        chunk_threshold: float | None,
+        chunk_percentile: float,
+        min_chunk_chars: int,
         store_settings: dict[str, Any],
     ) -> None:
-        """Start a build (its clock too); `store_settings` follow the shared settings."""
+        """Start a build (its clock too); `store_settings` follow the shared settings.
+
+        Raises:
+            ValueError: A chunking option is out of range or contradicts another.
+        """
         self._started = time.perf_counter()
+        chunk = chunk_settings(chunking, chunk_threshold, chunk_percentile, min_chunk_chars)
         self.embedder = embeddings if embeddings is not None else local_embeddings()
         self.model_name = embeddings_name(self.embedder)
         self.settings: dict[str, Any] = {
-            "chunk_threshold": chunk_threshold,
-            "max_chunk_chars": MAX_CHUNK_CHARS,
+            **chunk,
             "dedup_threshold": DEDUP_THRESHOLD,
             "title_context": title_context,
             "sentence_splitter": "nupunkt",
             **store_settings,
         }
+        self.calibration: dict[str, Any] | None = None
         self.stats = IndexStats()
         self.query_model = query_model
         self.pseudo_queries = pseudo_queries
@@ -202,6 +242,48 @@ class IndexBuild:
     def reuses(self, embedding_model: object, settings: object) -> bool:
         """Whether chunks stored with these embeddings and settings may be reused."""
         return embedding_model == self.model_name and settings == self.settings
+
+    def adopt_calibration(self, stored: object, files: int) -> bool:
+        """Keep the previous build's breakpoint, if it may be: then its chunks are reusable.
+
+        Args:
+            stored: The previous build's ``chunk_calibration`` record.
+            files: The files this build indexes.
+
+        Returns:
+            False when the breakpoint must be computed again (nothing calibrated before,
+            another percentile, or the corpus grew past `RECALIBRATE_GROWTH` times the
+            files it was computed on); True for a fixed breakpoint, and when the stored
+            files had no boundary to calibrate on (one-sentence documents, cut alike by
+            any breakpoint): then the new files are calibrated on.
+        """
+        if self.settings["chunking"] == "fixed":
+            return True
+        if (
+            not isinstance(stored, dict)
+            or stored.get("percentile") != self.settings["chunk_percentile"]
+        ):
+            return False
+        found, calibrated_on = stored.get("breakpoint"), stored.get("files")
+        if found is None and stored.get("pairs") == 0:
+            self.calibration = dict(stored)
+            return True
+        if not isinstance(found, float) or not isinstance(calibrated_on, int):
+            return False
+        if files > RECALIBRATE_GROWTH * calibrated_on:
+            return False
+        self.calibration = dict(stored)
+        return True
+
+    @property
+    def breakpoint(self) -> float | None:
+        """The boundary similarity below which a new chunk starts, once it is known."""
+        if self.settings["chunking"] == "fixed":
+            return float(self.settings["chunk_threshold"])
+        if self.calibration is None:
+            return None
+        found = self.calibration["breakpoint"]
+        return None if found is None else float(found)
 
     def files(self, paths: Sequence[Path], *, outside: Path | None = None) -> list[Path]:
         """The supported files under `paths` (not under `outside`); the rest are skipped."""
@@ -257,13 +339,15 @@ class IndexBuild:
         reset = False
         dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
         if dimension is not None and dimensions - {dimension}:
-            # Same name, other vectors (e.g. a model reconfigured): nothing stored is reusable.
+            # Same name, other vectors (e.g. a model reconfigured): nothing stored is
+            # reusable, the breakpoint included, so every file is chunked again.
             logger.warning("the embeddings changed dimension: re-embedding every file")
             stats.unchanged = 0
             again = [(Path(k), v.file_hash) for k, v in per_file.items()]
             per_file = {}
             reset = True
-            fresh += self._embed_files(again)
+            self.calibration = None
+            fresh = self._embed_files(to_embed + again)
         per_file.update({f.path: f for f in fresh})
         # Gone, or unreadable this time: either way no longer in the index.
         stats.removed = len(stored_paths - set(per_file))
@@ -316,6 +400,7 @@ class IndexBuild:
         """Stop the clock, log what was done `where` ("at <dir>", "in collection <c>")."""
         stats = self.stats
         stats.seconds = time.perf_counter() - self._started
+        stats.chunk_breakpoint = self.breakpoint
         logger.info(
             "indexed %d files into %d chunks %s in %.1f s (%d added, %d changed, %d unchanged, "
             "%d removed)",
@@ -331,9 +416,160 @@ class IndexBuild:
         return stats
 
     def _embed_files(self, files: list[tuple[Path, str]]) -> list[FileChunks]:
-        return _embed_files(
-            files, self.embedder, self.settings, self.reliability, self.progress, self.stats
-        )
+        """Load, split, embed and chunk new or changed files."""
+        stats, progress = self.stats, self.progress
+        loaded: list[tuple[Path, str, LoadedDocument, list[Unit]]] = []
+        for path, digest in _bar(files, progress, "reading files", "file"):
+            try:
+                document = load_file(path)
+            except Exception as exc:  # a broken file must not stop the build
+                _unreadable(path, exc, stats)
+                continue
+            units = document_units(document.text, MAX_CHUNK_CHARS)
+            if not units:
+                logger.warning("no text found in %s", path)
+            loaded.append((path, digest, document, units))
+        if not loaded:
+            return []
+
+        all_units = [u.text for *_, units in loaded for u in units]
+        unit_vectors = embed_texts(self.embedder, all_units, progress, "embedding sentences")
+        stats.embedded += len(all_units)
+        similarities: list[Vectors] = []
+        offset = 0
+        for *_, units in loaded:
+            rows = unit_vectors[offset : offset + len(units)]
+            similarities.append(boundary_similarities(units, rows) if units else _NO_VALUES)
+            offset += len(units)
+        breakpoint = self._breakpoint(similarities, len(loaded))
+
+        chunks_by_file: list[list[Chunk]] = []
+        for (path, digest, document, units), boundaries in zip(loaded, similarities, strict=True):
+            spans = chunk_spans(
+                units,
+                boundaries,
+                breakpoint=breakpoint,
+                max_chars=MAX_CHUNK_CHARS,
+                min_chars=int(self.settings["min_chunk_chars"]),
+            )
+            chunks_by_file.append(
+                [
+                    Chunk(
+                        id=store.chunk_id(str(path), digest, n),
+                        text=text,
+                        source=document.source,
+                        title=document.title,
+                        path=str(path),
+                        file_hash=digest,
+                        content_hash=store.text_hash(text),
+                        ordinal=n,
+                        reliability=document.reliability,
+                    )
+                    for n, text in enumerate(render(units[a:b]) for a, b in spans)
+                ]
+            )
+
+        # A chunk whose indexed text is a unit already embedded keeps that vector.
+        cache = {s: i for i, s in enumerate(all_units)}
+        index_texts = [c.index_text(self.title_context) for cs in chunks_by_file for c in cs]
+        missing = sorted({t for t in index_texts if t not in cache})
+        missing_vectors = embed_texts(self.embedder, missing, progress, "embedding chunks")
+        stats.embedded += len(missing)
+        missing_rows = {t: i for i, t in enumerate(missing)}
+
+        out: list[FileChunks] = []
+        position = 0
+        dimension = unit_vectors.shape[1] if len(unit_vectors) else missing_vectors.shape[1]
+        for (path, digest, _, _), chunks in zip(loaded, chunks_by_file, strict=True):
+            texts = index_texts[position : position + len(chunks)]
+            position += len(chunks)
+            picked = [
+                unit_vectors[cache[t]] if t in cache else missing_vectors[missing_rows[t]]
+                for t in texts
+            ]
+            vectors = np.asarray(picked, dtype=np.float32).reshape(len(chunks), dimension)
+            out.append(FileChunks(str(path), digest, chunks, vectors))
+        return out
+
+    def _breakpoint(self, similarities: list[Vectors], files: int) -> float:
+        """The breakpoint: fixed, adopted, or calibrated now on these files' boundaries."""
+        if self.settings["chunking"] == "calibrated" and self.breakpoint is None:
+            values = np.concatenate([_NO_VALUES, *similarities])
+            pairs = int(np.isfinite(values).sum())
+            percentile = float(self.settings["chunk_percentile"])
+            found = calibrated_breakpoint(values, percentile)
+            if self.calibration is not None and found is None:
+                return CHUNK_THRESHOLD  # still nothing to calibrate on: keep the record
+            self.calibration = {
+                "breakpoint": found,
+                "percentile": percentile,
+                "pairs": pairs,
+                "files": files,
+            }
+            logger.info(
+                "calibrated the chunk breakpoint: %s at percentile %g of %d boundaries in %d files",
+                "none" if found is None else f"{found:.3f}",
+                percentile,
+                pairs,
+                files,
+            )
+        breakpoint = self.breakpoint
+        # Without a boundary to decide (one-unit documents) any value cuts the same.
+        return CHUNK_THRESHOLD if breakpoint is None else breakpoint
+
+
+_NO_VALUES: Vectors = np.zeros(0, dtype=np.float32)
+
+
+def chunk_settings(
+    chunking: ChunkingMode | None = None,
+    chunk_threshold: float | None = None,
+    chunk_percentile: float = CHUNK_PERCENTILE,
+    min_chunk_chars: int = MIN_CHUNK_CHARS,
+) -> dict[str, Any]:
+    """The chunking settings an index records (its stored chunks depend on them).
+
+    Args:
+        chunking: ``calibrated`` or ``fixed``; None: ``fixed`` when `chunk_threshold` is
+            given, else ``calibrated``.
+        chunk_threshold: The fixed breakpoint (default for ``fixed``: ChunkRAG's 0.7).
+        chunk_percentile: The calibrated breakpoint's percentile (``calibrated``).
+        min_chunk_chars: Shorter chunks are merged into a neighbour when they fit.
+
+    Raises:
+        ValueError: An option is out of range, or a threshold given to ``calibrated``.
+    """
+    mode: ChunkingMode = chunking or ("fixed" if chunk_threshold is not None else "calibrated")
+    if mode not in CHUNKING_MODES:
+        raise ValueError(f"chunking must be one of {', '.join(CHUNKING_MODES)}, not {mode!r}")
+    if not 0 <= min_chunk_chars <= MAX_CHUNK_CHARS:
+        raise ValueError(f"min_chunk_chars must be from 0 to {MAX_CHUNK_CHARS}")
+    settings: dict[str, Any] = {"chunking": mode}
+    if mode == "fixed":
+        threshold = CHUNK_THRESHOLD if chunk_threshold is None else float(chunk_threshold)
+        if not math.isfinite(threshold):
+            raise ValueError("chunk_threshold must be a finite number")
+        settings["chunk_threshold"] = threshold
+    else:
+        if chunk_threshold is not None:
+            raise ValueError("chunk_threshold is the fixed breakpoint: give chunking='fixed'")
+        if not 0.0 <= chunk_percentile <= 100.0:
+            raise ValueError("chunk_percentile must be from 0 to 100")
+        settings["chunk_percentile"] = float(chunk_percentile)
+    return {
+        **settings,
+        "max_chunk_chars": MAX_CHUNK_CHARS,
+        "min_chunk_chars": int(min_chunk_chars),
+        "chunker_version": CHUNKER_VERSION,
+    }
+
+
+def chunking_is_current(manifest: dict[str, Any]) -> bool:
+    """Whether an index was chunked as a build with the default chunking would chunk it."""
+    settings = manifest.get("settings")
+    return isinstance(settings, dict) and all(
+        settings.get(key) == value for key, value in chunk_settings().items()
+    )
 
 
 def build_index(
@@ -346,7 +582,10 @@ def build_index(
     progress: bool = True,
     reliability: str = "B",
     title_context: bool = True,
-    chunk_threshold: float = CHUNK_THRESHOLD,
+    chunking: ChunkingMode | None = None,
+    chunk_threshold: float | None = None,
+    chunk_percentile: float = CHUNK_PERCENTILE,
+    min_chunk_chars: int = MIN_CHUNK_CHARS,
     wait: float = 0.0,
 ) -> IndexStats:
     """Index files and directories into `index_dir`, replacing what it held atomically.
@@ -367,9 +606,16 @@ def build_index(
         progress: Show progress bars on stderr.
         reliability: Reliability grade of the documents (letter, A best).
         title_context: Embed and keyword-index each chunk with its document title in front.
-        chunk_threshold: Consecutive-sentence cosine below which a new chunk starts
-            (ChunkRAG: 0.7, tuned on OpenAI embeddings; MiniLM scores most consecutive
-            sentences lower, so its chunks are mostly one or two sentences).
+        chunking: ``calibrated`` (the default): a new chunk starts where consecutive
+            sentences are less similar than percentile `chunk_percentile` of the
+            corpus's own consecutive-sentence similarities; ``fixed``: below
+            `chunk_threshold` (ChunkRAG's 0.7, a value for the paper's embedding
+            model: MiniLM scores most consecutive sentences lower, so its chunks are
+            mostly single sentences). None: ``fixed`` if `chunk_threshold` is given.
+        chunk_threshold: The fixed breakpoint (``fixed`` only; default 0.7).
+        chunk_percentile: The calibrated breakpoint's percentile (``calibrated`` only).
+        min_chunk_chars: A chunk shorter than this, or of one sentence, is merged into a
+            neighbour when the result stays under 500 characters (0: never).
         wait: Seconds to wait for another build of the same directory to finish.
 
     Returns:
@@ -382,8 +628,10 @@ def build_index(
             to an index); nothing is changed.
         IndexBuildError: Nothing to index.
         FileNotFoundError: A given path does not exist.
+        ValueError: A chunking option is out of range or contradicts another.
     """
     index_dir = Path(index_dir).expanduser().resolve()
+    chunk_settings(chunking, chunk_threshold, chunk_percentile, min_chunk_chars)  # fail early
     with store.build_lock(index_dir, wait=wait):
         run = IndexBuild(
             embeddings=embeddings,
@@ -392,7 +640,10 @@ def build_index(
             progress=progress,
             reliability=reliability,
             title_context=title_context,
+            chunking=chunking,
             chunk_threshold=chunk_threshold,
+            chunk_percentile=chunk_percentile,
+            min_chunk_chars=min_chunk_chars,
             store_settings={"bm25_stopwords": store.BM25_STOPWORDS},
         )
         return _build(list(paths), index_dir, run)
@@ -402,24 +653,31 @@ def _build(paths: list[Path], index_dir: Path, run: IndexBuild) -> IndexStats:
     # First make sure the target may be written: a refusal needs no model.
     store.recover(index_dir)
     previous = _previous_index(index_dir)
+    # The index may live inside a folder being indexed: never index the index.
+    files = run.files(paths, outside=index_dir)
     previous_paths: set[str] = set()
     reusable: dict[str, FileChunks] = {}
     if previous is not None:
         try:
             previous_paths = set(previous.files())
-            if run.reuses(previous.embedding_model, previous.manifest["settings"]):
-                reusable = _reusable_files(previous)
-            else:
+            if not run.reuses(previous.embedding_model, previous.manifest["settings"]):
                 logger.info(
                     "embeddings or settings changed: re-embedding everything in %s", index_dir
                 )
                 previous = None
+            elif not run.adopt_calibration(previous.manifest.get("chunk_calibration"), len(files)):
+                logger.info(
+                    "the corpus has grown since the chunk breakpoint was calibrated: "
+                    "calibrating again and re-embedding everything in %s",
+                    index_dir,
+                )
+                previous = None
+            else:
+                reusable = _reusable_files(previous)
         except IndexFormatError as exc:
             logger.warning("the index at %s is unusable and will be rebuilt: %s", index_dir, exc)
             previous = None
 
-    # The index may live inside a folder being indexed: never index the index.
-    files = run.files(paths, outside=index_dir)
     found = run.chunks(
         files,
         paths,
@@ -463,6 +721,7 @@ def _build(paths: list[Path], index_dir: Path, run: IndexBuild) -> IndexStats:
                 "dimension": int(kept_vectors.shape[1]),
                 "normalized": True,
                 "settings": run.settings,
+                "chunk_calibration": run.calibration,
                 "reliability": run.reliability,
                 "files": stats.files,
                 "chunks": stats.chunks,
@@ -549,84 +808,6 @@ def _reusable_files(previous: IndexStore) -> dict[str, FileChunks]:
     return out
 
 
-def _embed_files(
-    files: list[tuple[Path, str]],
-    embedder: Embeddings,
-    settings: dict[str, Any],
-    reliability: str,
-    progress: bool,
-    stats: IndexStats,
-) -> list[FileChunks]:
-    """Load, split, embed and chunk new or changed files."""
-    loaded: list[tuple[Path, str, Any, list[str]]] = []
-    for path, digest in _bar(files, progress, "reading files", "file"):
-        try:
-            document = load_file(path)
-        except Exception as exc:  # a broken file must not stop the build
-            _unreadable(path, exc, stats)
-            continue
-        sentences = prepare_sentences(document.text, MAX_CHUNK_CHARS)
-        if not sentences:
-            logger.warning("no text found in %s", path)
-        loaded.append((path, digest, document, sentences))
-    if not loaded:
-        return []
-
-    all_sentences = [s for *_, sentences in loaded for s in sentences]
-    sentence_vectors = embed_texts(embedder, all_sentences, progress, "embedding sentences")
-    stats.embedded += len(all_sentences)
-
-    pending: list[tuple[Path, str, Any, list[str]]] = []
-    offset = 0
-    for path, digest, document, sentences in loaded:
-        vectors = sentence_vectors[offset : offset + len(sentences)]
-        offset += len(sentences)
-        spans = semantic_chunks(sentences, vectors, threshold=settings["chunk_threshold"])
-        texts = [join_chunk(sentences[a:b]) for a, b in spans]
-        pending.append((path, digest, document, texts))
-
-    # A chunk whose indexed text is a sentence already embedded keeps that vector.
-    cache = {s: i for i, s in enumerate(all_sentences)}
-    chunks_by_file: list[list[Chunk]] = []
-    for path, digest, document, texts in pending:
-        chunks_by_file.append(
-            [
-                Chunk(
-                    id=store.chunk_id(str(path), digest, n),
-                    text=text,
-                    source=document.source,
-                    title=document.title,
-                    path=str(path),
-                    file_hash=digest,
-                    content_hash=store.text_hash(text),
-                    ordinal=n,
-                    reliability=document.reliability,
-                )
-                for n, text in enumerate(texts)
-            ]
-        )
-    title_context = bool(settings["title_context"])
-    index_texts = [c.index_text(title_context) for cs in chunks_by_file for c in cs]
-    missing = sorted({t for t in index_texts if t not in cache})
-    missing_vectors = embed_texts(embedder, missing, progress, "embedding chunks")
-    stats.embedded += len(missing)
-    missing_rows = {t: i for i, t in enumerate(missing)}
-
-    out: list[FileChunks] = []
-    position = 0
-    dimension = sentence_vectors.shape[1] if len(sentence_vectors) else missing_vectors.shape[1]
-    for (path, digest, _, _), chunks in zip(pending, chunks_by_file, strict=True):
-        texts = index_texts[position : position + len(chunks)]
-        position += len(chunks)
-        rows = [
-            sentence_vectors[cache[t]] if t in cache else missing_vectors[missing_rows[t]]
-            for t in texts
-        ]
-        vectors = np.asarray(rows, dtype=np.float32).reshape(len(chunks), dimension)
-        out.append(FileChunks(str(path), digest, chunks, vectors))
-    return out
-
-
 def _unreadable(path: Path, exc: Exception, stats: IndexStats) -> None:
     logger.warning("skipping unreadable file %s: %s: %s", path, type(exc).__name__, exc)
     stats.skipped.append(str(path))
@@ -696,6 +877,7 @@ def _gate_entries(
                 if not math.isfinite(similarity):  # broken embeddings: not a sample
                     failures += 1
                     continue
+                similarity = min(1.0, max(-1.0, similarity))  # float32 rounding of a cosine
                 entries.append(
                     {"chunk_id": kept[row].id, "question": question, "similarity": similarity}
                 )

@@ -4,6 +4,12 @@ Formats are parsed by maintained libraries (BeautifulSoup for HTML, pypdf for PD
 text and Markdown are read as they are. Markdown may start with a small front-matter block
 (``---`` lines around ``key: value`` pairs) naming the ``title``, ``source`` (e.g. the URL
 the text came from) and ``reliability`` grade of the document.
+
+HTML structure the chunker uses is written the way Markdown writes it: headings as ``#``
+lines, list items as ``-`` or ``1.`` lines, and tables as pipe tables whose header row is
+the table's ``<th>`` row (else its first row), so that every row of a chunked table keeps
+its column names. pypdf gives a PDF's text line by line with no table structure, so a PDF
+table is read as lines of text.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 logger = logging.getLogger(__name__)
 
@@ -26,11 +32,12 @@ PDF_SUFFIXES = frozenset({".pdf"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES
 
 # Block-level HTML elements: text in different blocks belongs to different paragraphs.
+# (Headings, lists and tables are rewritten as Markdown first; see _load_html.)
 _HTML_BLOCKS = [
     "p", "div", "section", "article", "header", "footer", "aside", "main", "nav",
-    "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "tr", "td", "th",
-    "pre", "blockquote", "figcaption", "caption", "br", "hr", "table", "ul", "ol",
+    "dt", "dd", "pre", "blockquote", "figcaption", "br", "hr",
 ]  # fmt: skip
+_HTML_HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
@@ -182,10 +189,45 @@ def _load_html(path: Path) -> LoadedDocument:
     title = title_tag.get_text(" ", strip=True) if title_tag else ""
     for element in soup(["head", "title", "script", "style", "noscript", "template", "svg"]):
         element.decompose()
+    # Innermost first, so an outer table or list reads its inner ones as text.
+    for table in reversed(soup.find_all("table")):
+        table.replace_with(f"\n\n{_markdown_table(table)}\n\n")
+    for item in reversed(soup.find_all("li")):
+        parent = item.find_parent(["ol", "ul"])
+        marker = "-"
+        if parent is not None and parent.name == "ol":
+            marker = f"{1 + sum(1 for _ in item.find_previous_siblings('li'))}."
+        item.replace_with(f"\n{marker} {' '.join(item.get_text(' ').split())}\n")
+    for listing in soup.find_all(["ul", "ol"]):
+        listing.insert_before("\n\n")
+        listing.insert_after("\n\n")
+    for heading in soup.find_all(_HTML_HEADINGS):
+        level = "#" * int(heading.name[1])
+        heading.replace_with(f"\n\n{level} {' '.join(heading.get_text(' ').split())}\n\n")
     for block in soup.find_all(_HTML_BLOCKS):
         block.insert_after("\n\n")
     text = soup.get_text()
     return LoadedDocument(path, text, title or _default_title(path), str(path))
+
+
+def _markdown_table(table: Any) -> str:
+    """An HTML table as a Markdown pipe table; the header is the ``<th>`` row or the first."""
+    rows: list[tuple[bool, list[str]]] = []
+    for row in table.find_all("tr"):
+        cells = row.find_all(["th", "td"])
+        if cells:
+            texts = [" ".join(c.get_text(" ").split()).replace("|", "\\|") for c in cells]
+            rows.append((all(c.name == "th" for c in cells), texts))
+    caption = table.find("caption")
+    title = " ".join(caption.get_text(" ").split()) if caption is not None else ""
+    if not rows:
+        return title
+    first = next((n for n, (header, _) in enumerate(rows) if header), 0)
+    order = [rows[first], *rows[:first], *rows[first + 1 :]]
+    width = max(len(cells) for _, cells in rows)
+    lines = ["| " + " | ".join(cells + [""] * (width - len(cells))) + " |" for _, cells in order]
+    lines.insert(1, "|" + " --- |" * width)
+    return (f"{title}\n\n" if title else "") + "\n".join(lines)
 
 
 def _load_pdf(path: Path) -> LoadedDocument:

@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judged_rag.errors import ComponentError, IndexFormatError
-from judged_rag.indexing.builder import IndexStats, build_index, gate_is_current
+from judged_rag.indexing.builder import (
+    IndexStats,
+    build_index,
+    chunking_is_current,
+    gate_is_current,
+)
 from judged_rag.indexing.store import build_lock, read_manifest
 from judged_rag.paths import home
 
@@ -147,7 +152,7 @@ def build_sample_index(
     if not documents:
         raise ComponentError(f"no offline Wikipedia articles have the topics {list(topics)}")
     with build_lock(index_dir, wait=wait):
-        _write_documents(docs_dir, documents, topics)
+        write_sample_documents(docs_dir, documents, topics)
     return build_index(
         [docs_dir],
         index_dir,
@@ -165,8 +170,8 @@ def _ready(index_dir: Path, *, need_gate: bool) -> bool:
         marker = json.loads((index_dir.parent / f"{index_dir.name}-docs" / _MARKER).read_text())
     except (IndexFormatError, OSError, ValueError):
         return False
-    if marker != _marker(SAMPLE_TOPICS):
-        return False
+    if marker != _marker(SAMPLE_TOPICS) or not chunking_is_current(manifest):
+        return False  # e.g. chunked before the breakpoint was calibrated: rebuild
     return not need_gate or gate_is_current(manifest)
 
 
@@ -174,9 +179,20 @@ def _marker(topics: Sequence[str]) -> dict[str, Any]:
     return {"version": SAMPLE_VERSION, "topics": list(topics)}
 
 
-def _write_documents(
-    docs_dir: Path, documents: Sequence[SampleDocument], topics: Sequence[str]
+def write_sample_documents(
+    docs_dir: Path,
+    documents: Sequence[SampleDocument] | None = None,
+    topics: Sequence[str] = SAMPLE_TOPICS,
 ) -> None:
+    """Write the articles as Markdown files into `docs_dir` (unchanged files are left be).
+
+    Args:
+        docs_dir: The folder; ``.md`` files of other articles in it are removed.
+        documents: The articles; default: those of `topics`.
+        topics: The topics they were taken from (recorded beside them).
+    """
+    if documents is None:
+        documents = sample_documents(topics)
     docs_dir.mkdir(parents=True, exist_ok=True)
     wanted: set[str] = set()
     used: set[str] = set()

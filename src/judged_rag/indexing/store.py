@@ -3,7 +3,8 @@
 An index directory holds::
 
     manifest.json   format name + version, embedding model + dimension, settings,
-                    counts and a SHA-256 of every other file (written last)
+                    the calibrated chunk breakpoint, counts and a SHA-256 of every
+                    other file (written last)
     chunks.json     kept chunks (id, text, source, title, hashes) and dropped near-duplicates
     files.json      indexed files: path -> content hash and chunk ids
     dense.faiss     FAISS IndexFlatIP over unit vectors (faiss.write_index)
@@ -390,6 +391,32 @@ def _is_checksum(value: Any) -> bool:
     return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value) is not None
 
 
+def _is_cosine(value: Any) -> bool:
+    return _is_finite(value) and abs(value) <= 1 + _COSINE_SLACK
+
+
+def _is_percentile(value: Any) -> bool:
+    return _is_finite(value) and 0 <= value <= 100
+
+
+def _is_chunking(value: Any) -> bool:
+    return value in ("calibrated", "fixed")
+
+
+def _is_calibration(value: Any) -> bool:
+    """Null (a fixed breakpoint) or what `IndexBuild` records of a calibrated one."""
+    if value is None:
+        return True
+    return (
+        isinstance(value, dict)
+        and set(value) == {"breakpoint", "percentile", "pairs", "files"}
+        and (value["breakpoint"] is None or _is_cosine(value["breakpoint"]))
+        and _is_percentile(value["percentile"])
+        and _is_count(value["pairs"])
+        and _is_count(value["files"])
+    )
+
+
 _Check = tuple[Callable[[Any], bool], str]
 # Field -> (check, what it must be); True: every manifest has it.
 _MANIFEST_FIELDS: dict[str, tuple[bool, _Check]] = {
@@ -404,10 +431,22 @@ _MANIFEST_FIELDS: dict[str, tuple[bool, _Check]] = {
     "duplicates": (False, (_is_count, "a whole number >= 0")),
     "pseudo_queries": (False, (_is_count, "a whole number >= 0")),
     "pseudo_query_prompt": (False, (_is_text_or_none, "a string or null")),
+    "chunk_calibration": (
+        False,
+        (
+            _is_calibration,
+            "null or an object of 'breakpoint' (a cosine or null), 'percentile' (0 to 100), "
+            "'pairs' and 'files' (whole numbers >= 0)",
+        ),
+    ),
     "created": (False, (_is_text, "a string")),
 }
 _SETTINGS_FIELDS: dict[str, _Check] = {
+    "chunking": (_is_chunking, "'calibrated' or 'fixed'"),
     "chunk_threshold": (_is_finite, "a finite number"),
+    "chunk_percentile": (_is_percentile, "a number from 0 to 100"),
+    "min_chunk_chars": (_is_count, "a whole number >= 0"),
+    "chunker_version": (_is_positive, "a whole number > 0"),
     "dedup_threshold": (_is_finite, "a finite number"),
     "max_chunk_chars": (_is_positive, "a whole number > 0"),
     "title_context": (_is_bool, "true or false"),

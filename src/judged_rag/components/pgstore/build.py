@@ -33,7 +33,7 @@ from judged_rag.components.pgstore.database import (
 )
 from judged_rag.errors import ComponentError, IndexBuildError, IndexLockedError
 from judged_rag.indexing.builder import FileChunks, IndexBuild, IndexStats
-from judged_rag.indexing.chunking import CHUNK_THRESHOLD
+from judged_rag.indexing.chunking import CHUNK_PERCENTILE, MIN_CHUNK_CHARS, ChunkingMode
 from judged_rag.indexing.store import Chunk, Vectors
 
 if TYPE_CHECKING:
@@ -67,7 +67,10 @@ def build_pg_index(
     progress: bool = True,
     reliability: str = "B",
     title_context: bool = True,
-    chunk_threshold: float = CHUNK_THRESHOLD,
+    chunking: ChunkingMode | None = None,
+    chunk_threshold: float | None = None,
+    chunk_percentile: float = CHUNK_PERCENTILE,
+    min_chunk_chars: int = MIN_CHUNK_CHARS,
     text_search_config: str = "english",
     wait: float = 0.0,
 ) -> IndexStats:
@@ -89,7 +92,11 @@ def build_pg_index(
         progress: Show progress bars on stderr.
         reliability: Reliability grade of the documents (letter, A best).
         title_context: Embed and keyword-index each chunk with its document title in front.
-        chunk_threshold: Consecutive-sentence cosine below which a new chunk starts.
+        chunking: ``calibrated`` (default) or ``fixed``, as for
+            `judged_rag.indexing.build_index`.
+        chunk_threshold: The fixed breakpoint (implies ``fixed``; default 0.7).
+        chunk_percentile: The calibrated breakpoint's percentile.
+        min_chunk_chars: Shorter and one-sentence chunks are merged when they fit.
         text_search_config: PostgreSQL text-search configuration of the keyword index.
         wait: Seconds to wait for another build of the same collection to finish.
 
@@ -109,7 +116,10 @@ def build_pg_index(
         progress=progress,
         reliability=reliability,
         title_context=title_context,
+        chunking=chunking,
         chunk_threshold=chunk_threshold,
+        chunk_percentile=chunk_percentile,
+        min_chunk_chars=min_chunk_chars,
         store_settings={"text_search_config": text_search_config},
     )
     tables = Tables(collection)
@@ -133,6 +143,15 @@ def build_pg_index(
             previous.meta.get("embedding_model"), previous.meta.get("settings")
         ):
             logger.info("embeddings or settings changed: re-embedding collection %s", collection)
+            previous = None
+        elif previous is not None and not run.adopt_calibration(
+            previous.meta.get("chunk_calibration"), len(files)
+        ):
+            logger.info(
+                "the corpus has grown since the chunk breakpoint was calibrated: calibrating "
+                "again and re-embedding collection %s",
+                collection,
+            )
             previous = None
 
         found = run.chunks(
@@ -189,6 +208,7 @@ def build_pg_index(
                 "embedding_model": run.model_name,
                 "dimension": int(found.vectors.shape[1]),
                 "settings": run.settings,
+                "chunk_calibration": run.calibration,
                 "reliability": reliability,
                 "files": stats.files,
                 "chunks": stats.chunks,
