@@ -40,6 +40,7 @@ def paired(
 
 
 def main() -> None:
+    """Print the paired table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
