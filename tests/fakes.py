@@ -98,6 +98,14 @@ def letter(chosen: str, **shares: float) -> AIMessage:
     return AIMessage(content=chosen, response_metadata={"logprobs": logprobs})
 
 
+def quote(text: str, **shares: float) -> AIMessage:
+    """An extracting judge's reply: `text`, with top log-probabilities of its first token."""
+    top = [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in shares.items()]
+    first = text.split()[0] if text.split() else text
+    logprobs = {"content": [{"token": first, "logprob": 0.0, "top_logprobs": top}]}
+    return AIMessage(content=text, response_metadata={"logprobs": logprobs} if shares else {})
+
+
 def judge_model(*replies: AIMessage, knows: AIMessage | str = "A") -> StructuredFakeChatModel:
     """A fresh scripted model for the internal calls; `knows` answers SRA's C_M question."""
     reply = AIMessage(content=knows) if isinstance(knows, str) else knows

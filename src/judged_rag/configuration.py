@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
+import types
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -36,8 +37,10 @@ PresetName = Literal["default", "paper", "fast"]
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     # Paper-faithful: k = 10 (RJAG), T = 4 iterations and LLM verification of the
-    # supporting set (GGatrieval / LLatrieval), alignment on, no score pre-filter.
+    # supporting set (GGatrieval / LLatrieval), RJAG's labelled judgment with alignment
+    # whatever the model, no score pre-filter.
     "paper": {
+        "judge": "structured",
         "top_k": 10,
         "max_iterations": 4,
         "sufficiency": "llm",
@@ -46,10 +49,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "verify": True,
         "max_regenerations": 1,
     },
-    # For a CPU: one-letter judgments (one output token each), fewer documents, one
-    # rewrite at most, no syntactic parsing, clear cases labelled by score without a call.
+    # Fewest LLM calls: fewer documents, one rewrite at most, no regeneration, clear
+    # cases labelled by score without a call (the judge is the default's).
     "fast": {
-        "judge": "letter",
         "top_k": 4,
         "max_iterations": 2,
         "sufficiency": "labels",
@@ -59,6 +61,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_regenerations": 0,
     },
 }
+
+
+JUDGE_THRESHOLDS: dict[str, float] = {"extract": 0.75, "letter": 0.6}
+"""Each scoring judge's threshold when `judge_threshold` is unset: the value with the best
+F1 for answer-bearing chunks on the judge suite (FanOutQA, bundled 1.5B model, cosine
+weight 0.5; BENCHMARKS.md, "Judge")."""
 
 
 Access = Literal["client", "ceiling", "operator"]
@@ -82,7 +90,8 @@ class Configuration:
     preset: PresetName = _f(
         "default",
         "Named bundle of settings applied first; explicit settings override it. "
-        "'paper' follows the papers (k=10, T=4, LLM verification); 'fast' suits small CPU models.",
+        "'paper' follows the papers (k=10, T=4, LLM verification, labelled judgments with "
+        "alignment); 'fast' makes the fewest LLM calls (k=4, one rewrite, no regeneration).",
         access="client",
     )
 
@@ -196,19 +205,36 @@ class Configuration:
     )
 
     # judge (RJAG, SRA)
-    judge: Literal["structured", "letter", "off"] = _f(
-        "structured",
-        "How documents are judged: 'structured' asks for a JSON judgment (label, quoted "
+    judge: Literal["auto", "structured", "letter", "extract", "off"] = _f(
+        "auto",
+        "How documents are judged: 'auto' picks by the model: 'extract' for a bundled local "
+        "model (a small model on a CPU), 'structured' for any other; "
+        "'structured' asks for a JSON judgment (label, quoted "
         "evidence, question parts grounded, reason); 'letter' asks for one letter A/B/C "
         "and reads its token probabilities where the backend reports them (one output "
-        "token: several times faster on a CPU, no alignment); 'off' keeps every retrieved "
-        "document as Highly Relevant without judging (plain RAG).",
+        "token, no alignment); 'extract' asks the model to copy the answer from the "
+        "document or reply NONE, and counts a copy only if it is really in the document "
+        "(a few output tokens, no alignment); 'off' keeps every retrieved document as "
+        "Highly Relevant without judging (plain RAG).",
         access="client",
     )
-    judge_threshold: float = _f(
-        0.55,
-        "Letter judge: share of probability on A ('states the answer') from which a "
-        "document is Highly Relevant; below it, B or C, whichever is likelier.",
+    judge_threshold: float | None = _f(
+        None,
+        "Letter and extract judges: the judge's score from which a document is Highly "
+        "Relevant. The score is the LLM's probability that the document states the "
+        "answer (letter: P(A); extract: 1 - P(NONE), 0 when its quote is not in the "
+        "document), combined with the retriever's cosine (judge_similarity_weight). "
+        "Empty ('auto'): the judge's own value, measured on the judge suite "
+        "(extract 0.75, letter 0.6).",
+        ge=0.0,
+        le=1.0,
+        access="client",
+    )
+    judge_similarity_weight: float = _f(
+        0.5,
+        "Letter and extract judges: weight of the retriever's cosine in the judge's score "
+        "(the LLM's probability gets the rest); 0: the LLM alone. Documents without a "
+        "cosine are scored by the LLM alone.",
         ge=0.0,
         le=1.0,
         access="client",
@@ -357,6 +383,8 @@ class Configuration:
                 problems.append(f"{f.name}={value!r} is not one of {list(choices)}")
                 continue
             kind = _TYPES[f.name]
+            if value is None and f.name in _OPTIONAL:
+                continue
             if not _has_type(value, kind):
                 problems.append(f"{f.name}={value!r} is not a valid {kind}")
                 continue
@@ -395,8 +423,18 @@ class Configuration:
 
     @property
     def checks_alignment(self) -> bool:
-        """Alignment is on and the judge reports which question parts a document states."""
+        """Alignment is on and the judge reports which question parts a document states.
+
+        Nodes see `judge` resolved (never "auto"): see `NodeDeps.configuration`.
+        """
         return self.alignment and self.judge == "structured"
+
+    @property
+    def judge_cutoff(self) -> float:
+        """The judge's threshold: `judge_threshold`, or the judge's own value when unset."""
+        if self.judge_threshold is not None:
+            return self.judge_threshold
+        return JUDGE_THRESHOLDS.get(self.judge, JUDGE_THRESHOLDS["extract"])
 
     def replace(self, **changes: Any) -> Configuration:
         """A copy with some settings changed (validated again)."""
@@ -404,8 +442,23 @@ class Configuration:
 
 
 _HINTS: dict[str, Any] = get_type_hints(Configuration)
+
+
+def _base_type(hint: Any) -> Any:
+    """`X` for `X | None`, the hint itself otherwise."""
+    if isinstance(hint, types.UnionType):
+        rest = [a for a in get_args(hint) if a is not type(None)]
+        return rest[0] if len(rest) == 1 else hint
+    return hint
+
+
+_OPTIONAL: frozenset[str] = frozenset(
+    name for name, hint in _HINTS.items() if _base_type(hint) is not hint
+)
+"""Settings that may be left unset (None: the value the step chooses itself)."""
 _TYPES: dict[str, str] = {
-    name: hint.__name__ if isinstance(hint, type) else "choice" for name, hint in _HINTS.items()
+    name: _base_type(hint).__name__ if isinstance(_base_type(hint), type) else "choice"
+    for name, hint in _HINTS.items()
 }
 _CHOICES: dict[str, tuple[Any, ...]] = {
     name: get_args(hint) for name, hint in _HINTS.items() if get_origin(hint) is Literal
@@ -414,6 +467,8 @@ ACCESS: dict[str, Access] = {f.name: f.metadata["access"] for f in fields(Config
 """Each setting's access (see `Access`)."""
 CLIENT_SETTINGS: frozenset[str] = frozenset(k for k, v in ACCESS.items() if v != "operator")
 """Settings a remote client may send: quality knobs, and budgets it may only lower."""
+UNSET: frozenset[str] = frozenset({"", "auto", "none"})
+"""Text that leaves an optional setting unset (CLI, forms)."""
 NO_LIMIT_ZERO: frozenset[str] = frozenset({"max_tokens", "max_seconds"})
 """Budgets where 0 means "no limit" (for the operator only)."""
 
@@ -435,6 +490,8 @@ def _has_type(value: Any, kind: str) -> bool:
 def _coerce(cls: type[Configuration], name: str, value: Any) -> Any:
     """Coerce text (CLI, forms, environment) to the field's type."""
     kind = _TYPES[name]
+    if name in _OPTIONAL and isinstance(value, str) and value.strip().lower() in UNSET:
+        return None
     if not isinstance(value, str):
         if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
@@ -635,7 +692,8 @@ def _client_field(name: str) -> tuple[str, Any, Any]:
     meta = next(f for f in fields(Configuration) if f.name == name).metadata
     default = getattr(Configuration(), name)
     limit = " (a budget: it may only be lowered)" if ACCESS[name] == "ceiling" else ""
-    description = f"{meta['description']}{limit} Server default: {default!r}."
+    shown = "unset (the step's own value)" if default is None else repr(default)
+    description = f"{meta['description']}{limit} Server default: {shown}."
     return name, _HINTS[name] | None, field(default=None, metadata={"description": description})
 
 

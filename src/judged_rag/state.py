@@ -58,7 +58,12 @@ class Judgment(TypedDict):
     (setting `judge="off"`)."""
     iteration: int
     p_highly: NotRequired[float | None]
-    """The letter judge's probability of "states the answer", when the backend gave one."""
+    """The LLM's probability that the document states the answer, when it gave one:
+    P(A) of the letter judge; 1 - P(NONE) of the extracting judge when its quote is in
+    the document (0 when it is not)."""
+    judge_score: NotRequired[float | None]
+    """The score the label was decided on: `p_highly` combined with the retriever's
+    cosine (`judge_similarity_weight`); `p_highly` alone for a document without one."""
 
 
 class TraceEvent(TypedDict):

@@ -36,7 +36,6 @@ from judged_rag.evaluation.injection import (
 from judged_rag.evaluation.metrics import contains_canary, contains_normalized, normalize_title
 from judged_rag.evaluation.report import summarize_injection, write_report
 from judged_rag.evaluation.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
-from judged_rag.evaluation.systems import DEFAULT_SYSTEMS
 from tests.fakes import (
     PerSchemaFakeChatModel,
     StructuredFakeChatModel,
@@ -470,7 +469,7 @@ def test_injection_run_writes_a_well_formed_report_and_resumes(tmp_path: Path) -
     )
     assert (second.ran, second.skipped, second.errors) == (4, 6, 0)
     records = read_results(tmp_path / RESULTS_FILE)
-    assert len(records) == 2 * len(DEFAULT_SYSTEMS["injection"])
+    assert len(records) == 2 * len(JUDGE_SYSTEMS + ANSWER_SYSTEMS)
     plain = records["injection|plain_rag|q1"]
     assert plain["canary"] and plain["hostile_used"] and plain["hostile_cited"]
     assert plain["hostile_label"] is None and plain["host"]["title"] == hosts["q1"]
@@ -517,7 +516,8 @@ def test_injection_run_writes_a_well_formed_report_and_resumes(tmp_path: Path) -
     silent = StructuredFakeChatModel(messages=iter([]), disable_streaming=True)
     kit = Components(chat_model=silent, judge_model=silent, retriever=knowledge_base())  # type: ignore[arg-type]
     lines = (tmp_path / RESULTS_FILE).read_text().count("\n")
-    again = run_eval(options(tmp_path), components=kit, items=ITEMS, hosts=HOSTS)
+    ran = JUDGE_SYSTEMS + ANSWER_SYSTEMS
+    again = run_eval(options(tmp_path, systems=ran), components=kit, items=ITEMS, hosts=HOSTS)
     assert (again.ran, again.skipped) == (0, 12)
     assert (tmp_path / RESULTS_FILE).read_text().count("\n") == lines
     more = EvalItem(id="q3", question="Who walked on the Moon first?", answers=("Armstrong",))
@@ -583,7 +583,9 @@ def test_cli_accepts_the_injection_suite(tmp_path: Path) -> None:
     )
     opts = options_from_args(args)
     assert opts.suite == "injection" and opts.systems == ["judge_letter", "judged"]
-    listing = "injection: judge3, judge_letter, binary, plain_rag, judged, judged_fast"
+    listing = (
+        "injection: judge3, judge_letter, judge_extract, binary, plain_rag, judged, judged_fast"
+    )
     assert listing in (command.epilog or "")
     with pytest.raises(ValueError, match="unknown system 'judge3_prefilter' for the injection"):
         run_eval(options(tmp_path, systems=["judge3_prefilter"]), items=ITEMS, hosts=HOSTS)

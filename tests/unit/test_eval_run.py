@@ -30,6 +30,7 @@ from tests.fakes import (
     keywords,
     label,
     letter,
+    quote,
     rewrite,
     sufficient,
     tool,
@@ -311,7 +312,8 @@ def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None
         GradeDocuments=[tool("GradeDocuments", binary_score="yes")],
     )
     kit = Components(judge_model=judge, retriever=RunnableLambda(search))  # type: ignore[arg-type]
-    run_eval(options(tmp_path, suite="judge"), components=kit, items=[ITEMS[0]])
+    systems = ["judge3", "judge3_prefilter", "judge_letter", "binary"]
+    run_eval(options(tmp_path, suite="judge", systems=systems), components=kit, items=[ITEMS[0]])
     data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
     assert data["judge3"]["evidence_page"]["precision"] == 1.0
     assert data["judge3"]["answer_bearing"]["recall"] == 1.0
@@ -325,7 +327,45 @@ def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None
     assert letters["p_highly"]["auc_page"] == 1.0
     sweep = {row["threshold"]: row for row in letters["p_highly"]["sweep_answer"]}
     assert sweep[0.35]["tp"] + sweep[0.35]["fp"] == 1  # only P(A) = 0.7 passes
-    assert "judge_letter: P(A) on 2 documents, ROC AUC 1" in (tmp_path / "report.md").read_text()
+    # The judge's score: 0.5 * 0.7 + 0.5 * 0.99 and 0.5 * 0.1 + 0.5 * 0.0.
+    scores = {row["threshold"]: row for row in letters["judge_score"]["sweep_answer"]}
+    assert scores[0.8]["tp"] == 1 and scores[0.85]["tp"] == 0
+    assert letters["similarity"]["auc_page"] == 1.0
+    report = (tmp_path / "report.md").read_text()
+    assert "judge_letter, the LLM's probability that the document states the answer: " in report
+    assert "2 documents, ROC AUC 1" in report
+
+
+def test_judge_suite_scores_the_extracting_judge(tmp_path: Path) -> None:
+    def search(query: str) -> list[Document]:
+        return [
+            Document(
+                id="apollo",
+                page_content=ARTICLES["Apollo 11"],
+                metadata={"title": "Apollo 11", "similarity": 0.6},
+            ),
+            Document(
+                id="paris",
+                page_content=ARTICLES["Paris"],
+                metadata={"title": "Paris", "similarity": 0.2},
+            ),
+        ]
+
+    judge = judge_fake([quote("1969", **{"196": 0.8, "NONE": 0.2}), quote("NONE", NONE=0.9)])
+    kit = Components(judge_model=judge, retriever=RunnableLambda(search))  # type: ignore[arg-type]
+    run_eval(
+        options(tmp_path, suite="judge", systems=["judge_extract"]),
+        components=kit,
+        items=[ITEMS[0]],
+    )
+    records = read_results(tmp_path / RESULTS_FILE)
+    docs = {d["id"]: d for d in records["judge|judge_extract|q1"]["docs"]}
+    assert docs["apollo"]["p_highly"] == pytest.approx(0.8)
+    assert docs["apollo"]["judge_score"] == pytest.approx(0.5 * 0.8 + 0.5 * 0.6)
+    assert docs["apollo"]["label"] == "highly_relevant"
+    assert docs["paris"]["label"] == "not_relevant" and docs["paris"]["judge_score"] == 0.1
+    data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
+    assert data["judge_extract"]["judge_score"]["auc_page"] == 1.0
 
 
 def test_gate_suite_reports_scores_and_distributions(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The three ways of judging: structured (see test_routes), one letter, and off."""
+"""The ways of judging: structured (see test_routes), one letter, extracting, and off."""
 
 from __future__ import annotations
 
@@ -7,10 +7,21 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from judged_rag import Components, build_graph
-from judged_rag.components.llm import LetterChoice, read_letter
-from judged_rag.nodes.judge import letter_label
-from tests.fakes import doc, generator, judge_model, letter, scripted_retriever, verdict
+from judged_rag import Components, Configuration, build_graph
+from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
+from judged_rag.nodes.judge import grounded, judge_score, letter_label
+from judged_rag.nodes.step import NodeDeps
+from tests.fakes import (
+    components,
+    doc,
+    generator,
+    judge_model,
+    label,
+    letter,
+    quote,
+    scripted_retriever,
+    verdict,
+)
 
 APOLLO = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969.")
 SATURN = doc("saturn", "Saturn V was the rocket of the Apollo programme.")
@@ -41,7 +52,8 @@ def test_letter_judge_labels_from_probabilities_and_skips_parsing() -> None:
         ),
         retriever=scripted_retriever([APOLLO, SATURN]),
     )
-    out = run(parts, judge="letter", alignment=True)
+    # The letter's probabilities alone (weight 0): see below for the cosine's part.
+    out = run(parts, judge="letter", alignment=True, judge_similarity_weight=0.0)
     labels = judged(out)
     assert labels["apollo"]["label"] == "highly_relevant"
     # " A" is A too: (0.6 + 0.05) of the 0.9 on the letters.
@@ -119,3 +131,168 @@ def test_judging_off_keeps_every_document_without_a_call() -> None:
     assert {d["by"] for d in labels.values()} == {"unjudged"}
     assert out["cost"]["llm_calls"] == 2
     assert [c["doc_id"] for c in out["citations"]] == ["apollo", "saturn"]
+
+
+# ------------------------------------------------------------------ the extracting judge
+
+
+def test_extracting_judge_labels_by_the_quote_and_its_probability() -> None:
+    unscored = {"similarity": None}  # no cosine: the score is the LLM's alone
+    apollo = doc("apollo", APOLLO.page_content, **unscored)
+    saturn = doc("saturn", SATURN.page_content, **unscored)
+    moon = doc("moon", "The Moon is Earth's only natural satellite.", **unscored)
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [1]."),
+        judge_model=judge_model(
+            quote("20 July 1969", **{"20": 0.7, "NONE": 0.2, "July": 0.1}),
+            quote("NONE", NONE=0.9, Apollo=0.1),
+            quote("in 1969", **{"in": 0.6, "NONE": 0.4}),  # not in the Moon document
+            verdict(),
+        ),
+        retriever=scripted_retriever([apollo, saturn, moon]),
+    )
+    out = run(parts, judge="extract", alignment=True, judge_threshold=0.6)
+    labels = judged(out)
+    # The quote is in the document: p = 1 - P(NONE) = 0.8, and the score is p.
+    assert labels["apollo"]["label"] == "highly_relevant"
+    assert labels["apollo"]["p_highly"] == pytest.approx(0.8)
+    assert labels["apollo"]["judge_score"] == pytest.approx(0.8)
+    assert labels["apollo"]["evidence"] == "20 July 1969"
+    assert labels["apollo"]["score"] == pytest.approx(0.7 * 0.5 + 0.3 * 0.8)  # SRA's S: F = 0.5
+    # NONE: nothing to quote.
+    assert labels["saturn"]["label"] == "not_relevant"
+    assert labels["saturn"]["p_highly"] == 0.0
+    # An answer the document does not hold is no evidence, whatever its probability.
+    assert labels["moon"]["label"] == "somewhat_relevant"
+    assert labels["moon"]["p_highly"] == 0.0 and labels["moon"]["evidence"] == ""
+    skipped = [e for e in out["trace"] if (e["node"], e["event"]) == ("parse", "skipped")]
+    assert skipped and "extract" in skipped[0]["detail"]["why"]
+    combined = [e for e in out["trace"] if (e["node"], e["event"]) == ("combine", "combined")]
+    assert combined[0]["detail"]["chosen"] == ["apollo"]  # D_H alone
+    # No cosine, so SRA trusts no retrieval: R_M, whose answer verify does not check.
+    assert out["basis"] == "model"
+    assert out["cost"]["llm_calls"] == 5  # three extractions, C_M, generate
+
+
+def test_extracting_judge_combines_the_probability_with_the_cosine() -> None:
+    close = doc("close", "Apollo 11 landed on the Moon on 20 July 1969.", similarity=0.6)
+    far = doc("far", "The Apollo programme ran from 1961 to 1972.", similarity=0.2)
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [1]."),
+        judge_model=judge_model(
+            quote("20 July 1969", **{"20": 0.9, "NONE": 0.1}),
+            quote("1961 to 1972", **{"196": 0.9, "NONE": 0.1}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([close, far]),
+    )
+    out = run(parts, judge="extract", judge_threshold=0.6, judge_similarity_weight=0.5)
+    labels = judged(out)
+    # 0.5 * 0.9 + 0.5 * 0.6 = 0.75 and 0.5 * 0.9 + 0.5 * 0.2 = 0.55: the same quote
+    # confidence, but only the close document reaches 0.6.
+    assert labels["close"]["judge_score"] == pytest.approx(0.75)
+    assert labels["far"]["judge_score"] == pytest.approx(0.55)
+    assert labels["close"]["label"] == "highly_relevant"
+    assert labels["far"]["label"] == "somewhat_relevant"
+
+
+def test_judge_score_arithmetic() -> None:
+    assert judge_score(0.8, 0.4, 0.5) == pytest.approx(0.6)
+    assert judge_score(0.8, 0.4, 0.25) == pytest.approx(0.7)
+    assert judge_score(0.8, 0.4, 0.0) == pytest.approx(0.8)
+    assert judge_score(0.3, None, 0.5) == pytest.approx(0.3)  # no cosine: the LLM alone
+
+
+def test_a_quote_counts_only_when_it_is_in_the_document() -> None:
+    text = "Apollo 11 landed on the Moon on 20 July 1969, at Tranquility Base."
+    assert grounded("20 July 1969", text)
+    assert grounded("tranquility base.", text)  # case and punctuation aside
+    assert grounded("Apollo  11", text)  # spacing aside
+    assert grounded("Tranquility Base", "Tranquílity Base")  # accents aside
+    assert not grounded("19", text)  # a whole word, not part of "1969"
+    assert not grounded("21 July 1969", text)
+    assert not grounded("", text) and not grounded("...", text)
+
+
+def test_reading_an_extraction() -> None:
+    found = read_extraction(quote('"1969"', **{"196": 0.5, "NONE": 0.3, "None": 0.1}))
+    assert found is not None
+    assert found.text == "1969" and not found.none
+    assert found.p_none == pytest.approx(0.4)  # NONE and None both say "no answer"
+    said_none = read_extraction(quote("NONE.", NONE=0.95))
+    assert said_none is not None and said_none.none and said_none.text == ""
+    bare = read_extraction(AIMessage(content="Tranquility Base"))
+    assert bare is not None and bare.p_none is None
+    assert read_extraction(AIMessage(content="  ")) is None
+
+
+def test_empty_extraction_is_retried_then_recorded_as_fallback() -> None:
+    parts = Components(
+        chat_model=generator("Apollo 11 landed in 1969 [1]."),
+        judge_model=judge_model(
+            AIMessage(content=""),
+            AIMessage(content=" "),
+            AIMessage(content="\n"),
+            quote("Saturn V", **{"Sat": 0.9, "NONE": 0.1}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    out = run(parts, judge="extract", max_iterations=1)
+    labels = judged(out)
+    assert labels["apollo"]["by"] == "fallback"
+    assert labels["apollo"]["label"] == "somewhat_relevant"
+    assert labels["saturn"]["label"] == "highly_relevant"
+    fallbacks = [e for e in out["trace"] if (e["node"], e["event"]) == ("judge", "fallback")]
+    assert len(fallbacks) == 1 and fallbacks[0]["detail"]["error"] == "MalformedOutputError"
+    assert out["cost"]["llm_calls"] == 7  # three attempts + one extraction + C_M, generate, verify
+
+
+# ------------------------------------------------------------------ judge="auto"
+
+
+@pytest.mark.parametrize(
+    ("settings", "injected", "expected"),
+    [
+        ({}, False, "extract"),  # the bundled 1.5B model
+        ({"model": "local:/models/any.gguf"}, False, "extract"),
+        ({"model": "openai:gpt-4o-mini"}, False, "structured"),
+        (
+            {"model": "openai:gpt-4o-mini", "judge_model": "local:qwen2.5-coder-1.5b"},
+            False,
+            "extract",
+        ),
+        (
+            {"model": "local:qwen2.5-coder-1.5b", "judge_model": "ollama:llama3.2"},
+            False,
+            "structured",
+        ),
+        ({}, True, "structured"),  # an injected model: its capability is unknown
+        ({"judge": "letter"}, False, "letter"),  # an explicit choice stands
+        ({"judge": "off", "model": "openai:gpt-4o-mini"}, False, "off"),
+    ],
+)
+def test_auto_judge_is_chosen_by_the_judges_model(
+    settings: dict[str, Any], injected: bool, expected: str
+) -> None:
+    parts = Components(judge_model=judge_model()) if injected else Components()
+    cfg = Configuration.from_mapping(settings)
+    assert parts.judge_kind(cfg) == expected
+    deps = NodeDeps(components=parts)
+    assert deps.configuration({"configurable": settings}, None).judge == expected
+
+
+def test_auto_judge_with_an_injected_model_gives_the_structured_judgment() -> None:
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(["Apollo 11", "landing date"]),
+            label("highly_relevant", "Apollo 11", "landing date"),
+            label("not_relevant"),
+            verdict(),
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    labels = judged(run(parts))
+    assert labels["apollo"]["alignment"] == "full"
+    assert labels["saturn"]["label"] == "not_relevant"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from langchain_core.embeddings import Embeddings
 
@@ -34,6 +34,9 @@ class GateIndex(Protocol):
     def max_similarity(self, question: str) -> float:
         """Best cosine similarity of the question to any chunk."""
 
+
+JudgeKind = Literal["structured", "letter", "extract", "off"]
+"""A judge as nodes run it (`Configuration.judge` with "auto" resolved)."""
 
 CACHE_SIZE = 16
 """Most lazily built parts (models, retrievers, web backends) kept at once; the least
@@ -80,6 +83,21 @@ class Components:
         if self.chat_model is not None and not cfg.judge_model:
             return self.chat_model
         return self._model(cfg.judge_model or cfg.model, cfg, cfg.max_step_tokens)
+
+    def judge_kind(self, cfg: Configuration) -> JudgeKind:
+        """The judge a run uses: `cfg.judge`, with "auto" resolved by the judge's model.
+
+        "auto" means the extracting judge for a bundled local model (`local:...`, built
+        here), the structured one for any other model, injected ones included: a small
+        model judges best by copying the answer, a capable one can give the full
+        judgment with evidence and alignment.
+        """
+        if cfg.judge != "auto":
+            return cfg.judge
+        if self.judge_model is not None or (self.chat_model is not None and not cfg.judge_model):
+            return "structured"
+        spec = cfg.judge_model or cfg.model
+        return "extract" if spec.strip().lower().startswith("local:") else "structured"
 
     def knowledge_retriever(self, cfg: Configuration) -> BaseRetriever:
         """The knowledge-base retriever, built from `index_dir` when not injected."""

@@ -1,6 +1,7 @@
 """LLM calls that survive small local models: structured output, tolerant parsing, costs.
 
-Every LLM step goes through `structured_call`, `letter_call` or `text_call` (the answer),
+Every LLM step goes through `structured_call`, `letter_call`, `extract_call` or `text_call`
+(the answer),
 which all return an `Outcome` and:
 - ask for structured output the way the backend supports (tool calling or JSON schema),
 - salvage what they can from a malformed reply (JSON inside prose, label spellings),
@@ -385,6 +386,89 @@ def _first_token_alternatives(message: BaseMessage) -> list[dict[str, Any]]:
     if not isinstance(alternatives, list):
         return []
     return [a for a in alternatives if isinstance(a, dict)]
+
+
+@dataclass
+class Extraction:
+    """A short answer the model copied from a document, or its reply that there is none.
+
+    Attributes:
+        text: The reply, stripped ("" when the model said the document has no answer).
+        none: The model replied NONE: the document does not state the answer.
+        p_none: Probability of NONE on the reply's first token, or None when the
+            backend returned no token probabilities.
+    """
+
+    text: str
+    none: bool
+    p_none: float | None
+
+
+NONE_REPLY = "NONE"
+"""What the extracting judge answers when a document does not state the answer."""
+
+
+def extract_call(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    *,
+    max_tokens: int,
+    config: RunnableConfig,
+    ctx: CallContext,
+    default: Any = None,
+    count_round: bool = False,
+) -> Outcome[Extraction | None]:
+    """Ask for a short answer copied from a document (or NONE), with the first token's odds.
+
+    Like `letter_call`, the first token's top alternatives give a probability: here
+    the share on NONE, how sure the model is that the document holds no answer. An empty
+    reply is unreadable and retried; failures follow `structured_call`.
+    """
+    bound = internal(
+        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=max_tokens),
+        ctx.node,
+    )
+
+    def once() -> tuple[Extraction | None, BaseMessage | None, BaseException | None]:
+        raw: BaseMessage | None = None
+        try:
+            raw = bound.invoke(list(messages), config)
+            found = read_extraction(raw)
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            return None, raw, exc
+        if found is None:
+            return None, raw, MalformedOutputError(f"{ctx.node}: empty reply {_preview(raw)}")
+        return found, raw, None
+
+    return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
+
+
+def read_extraction(message: BaseMessage) -> Extraction | None:
+    """The answer a reply copied, whether it said NONE, and P(NONE) on its first token."""
+    text = message_text(message).strip().strip("\"'`").strip()
+    if not text:
+        return None
+    alternatives = _first_token_alternatives(message)
+    p_none: float | None = None
+    if alternatives:
+        total = 0.0
+        on_none = 0.0
+        for alternative in alternatives:
+            logprob = alternative.get("logprob")
+            if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+                continue
+            if not math.isfinite(logprob) or logprob > 0:
+                continue
+            share = math.exp(logprob)
+            total += share
+            token = str(alternative.get("token", "")).strip().strip("*().:").upper()
+            if token and NONE_REPLY.startswith(token) and len(token) >= 2:
+                on_none += share
+        p_none = round(min(1.0, on_none), 4) if total > 0 else None
+    none = text.upper().rstrip(".!").startswith(NONE_REPLY)
+    return Extraction(text="" if none else text, none=none, p_none=p_none)
 
 
 def message_text(message: BaseMessage) -> str:

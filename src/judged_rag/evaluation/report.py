@@ -32,8 +32,8 @@ logger = logging.getLogger(__name__)
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
 RECALL_AT = (1, 3, 5, 10)
-SWEEP = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
-"""Thresholds on the letter judge's P(A) shown in the judge report."""
+SWEEP = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+"""Thresholds on a judge's score shown in the judge report (the full curve)."""
 Summary = dict[str, Any]
 
 
@@ -144,15 +144,18 @@ def summarize_judge(records: Sequence[Mapping[str, Any]]) -> Summary:
             "llm_calls_saved_by_prefilter": by.get("prefilter", 0),
             "ms_per_question": round(mean(float(r.get("ms", 0.0)) for r in ok), 1),
         }
-        scored = [d for d in docs if d.get("p_highly") is not None]
-        if scored:
-            bearing_pairs = [(float(d["p_highly"]), bool(d["answer_bearing"])) for d in scored]
-            out[system]["p_highly"] = {
-                "documents": len(scored),
-                "auc_page": roc_auc((float(d["p_highly"]), bool(d["evidence"])) for d in scored),
-                "auc_answer": roc_auc(bearing_pairs),
-                "sweep_answer": threshold_sweep(bearing_pairs, SWEEP),
-            }
+        for key in ("p_highly", "judge_score", "similarity"):
+            scored = [d for d in docs if d.get(key) is not None]
+            if key == "similarity" and "judge_score" not in out[system]:
+                continue  # the cosine is reported beside a judge that uses it
+            if scored:
+                by_answer = [(float(d[key]), bool(d["answer_bearing"])) for d in scored]
+                out[system][key] = {
+                    "documents": len(scored),
+                    "auc_page": roc_auc((float(d[key]), bool(d["evidence"])) for d in scored),
+                    "auc_answer": roc_auc(by_answer),
+                    "sweep_answer": threshold_sweep(by_answer, SWEEP),
+                }
     return out
 
 
@@ -611,17 +614,32 @@ def _judge_md(data: Summary) -> list[str]:
     return [*_table(header, rows), note, "", *_sweep_md(data)]
 
 
+_SCORES = {
+    "p_highly": "the LLM's probability that the document states the answer",
+    "similarity": "the retriever's cosine alone",
+    "judge_score": "the judge's score (the LLM's probability combined with the cosine)",
+}
+
+
 def _sweep_md(data: Summary) -> list[str]:
-    """The letter judge's P(A) as a score: ROC AUC and precision / recall by threshold."""
+    """The judges' scores: ROC AUC, and precision / recall by threshold of the one labels use."""
     lines: list[str] = []
     for system, v in data.items():
-        scored = v.get("p_highly")
+        for key, meaning in _SCORES.items():
+            scored = v.get(key)
+            if scored:
+                lines.append(
+                    f"{system}, {meaning}: {scored['documents']} documents, ROC AUC "
+                    f"{_num(scored['auc_page'])} (evidence page), "
+                    f"{_num(scored['auc_answer'])} (answer-bearing)."
+                )
+        key = "judge_score" if v.get("judge_score") else "p_highly"
+        scored = v.get(key)
         if not scored:
             continue
         lines += [
-            f"{system}: P(A) on {scored['documents']} documents, ROC AUC "
-            f"{_num(scored['auc_page'])} (evidence page), {_num(scored['auc_answer'])} "
-            "(answer-bearing). Highly Relevant at P(A) >= threshold, against answer-bearing:",
+            "",
+            f"{system}: Highly Relevant at {key} >= threshold, against answer-bearing:",
             "",
         ]
         rows = [

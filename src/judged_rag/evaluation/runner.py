@@ -508,8 +508,8 @@ def _judge_one(
     """One document judged as the judge suite judges it.
 
     Returns:
-        The verdict (label, positive, by, p_highly), LLM calls, tokens, and the failed
-        attempts before the reply that was used.
+        The verdict (label, positive, by, p_highly, judge_score, similarity), LLM calls,
+        tokens, and the failed attempts before the reply that was used.
     """
     cfg = system.config
     deps = _deps(ctx, cfg)
@@ -518,7 +518,7 @@ def _judge_one(
         positive = outcome.value.binary_score == "yes"
         label = "relevant" if positive else "irrelevant"
         by = "fallback" if outcome.fallback else "llm"
-        p_highly = None
+        p_highly = score = None
         cost = outcome.cost
     else:
         task = JudgeTask(question=question, query_parts=[], document=doc, iteration=0)
@@ -528,8 +528,16 @@ def _judge_one(
         positive = label == "highly_relevant"
         by = judgment["by"]
         p_highly = judgment.get("p_highly")
+        score = judgment.get("judge_score")
         cost = out["cost"]
-    verdict = {"label": label, "positive": positive, "by": by, "p_highly": p_highly}
+    verdict = {
+        "label": label,
+        "positive": positive,
+        "by": by,
+        "p_highly": p_highly,
+        "judge_score": score,
+        "similarity": doc["similarity"],
+    }
     tokens = cost["input_tokens"] + cost["output_tokens"]
     return verdict, cost["llm_calls"], tokens, max(0, cost["llm_calls"] - 1)
 

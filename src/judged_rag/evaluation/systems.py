@@ -22,9 +22,9 @@ The end-to-end ablations are relative to ``judged`` (the run's preset):
 - ``no_verify``: ``verify=False``.
 
 The injection suite reuses systems of the judge suite (``judge3``, ``judge_letter``,
-``binary``: each judges a clean and three injected copies of an unrelated document) and
-of the end-to-end suite (``plain_rag``, ``judged``, ``judged_fast``: each answers with
-the answer-steering document ranked first).
+``judge_extract``, ``binary``: each judges a clean and three injected copies of an
+unrelated document) and of the end-to-end suite (``plain_rag``, ``judged``,
+``judged_fast``: each answers with the answer-steering document ranked first).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judge",
             "judge3",
             "judged-rag's judge node: RJAG's three labels, every document to the LLM",
-            overrides={"prefilter": False, "alignment": False},
+            overrides={"judge": "structured", "prefilter": False, "alignment": False},
             also=("injection",),
         ),
         _spec(
@@ -172,7 +172,7 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judge",
             "judge3",
             "judged-rag's judge node with the SRA score pre-filter (clear cases skip the LLM)",
-            overrides={"prefilter": True, "alignment": False},
+            overrides={"judge": "structured", "prefilter": True, "alignment": False},
         ),
         _spec(
             "judge_letter",
@@ -180,6 +180,15 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judge3",
             "judged-rag's one-letter judge: label from P(A) (setting judge=letter)",
             overrides={"judge": "letter", "prefilter": False, "alignment": False},
+            also=("injection",),
+        ),
+        _spec(
+            "judge_extract",
+            "judge",
+            "judge3",
+            "judged-rag's extracting judge: the answer copied from the document, or NONE "
+            "(setting judge=extract)",
+            overrides={"judge": "extract", "prefilter": False, "alignment": False},
             also=("injection",),
         ),
         _spec("binary", "judge", "binary", "CRAG's binary yes/no grader", also=("injection",)),

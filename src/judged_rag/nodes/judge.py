@@ -6,18 +6,27 @@ score. With the pre-filter on, clear cases are labelled from the score alone.
 
 Setting `judge` chooses how the LLM is asked: `structured` (a JSON judgment with quoted
 evidence and aligned components), `letter` (one output token A/B/C whose probabilities
-give the label; no alignment), or `off` (every document kept unjudged: plain RAG).
+give the label; no alignment), `extract` (the model copies the answer from the document
+or replies NONE; a copy that really is in the document is the evidence), or `off`
+(every document kept unjudged: plain RAG).
+
+The letter and extracting judges give a probability that the document states the
+answer; it is combined with the retriever's cosine into the judge's score (`judge_score`
+= (1 - w) * p + w * cosine, w = `judge_similarity_weight`), which `judge_threshold` cuts
+(unset: the judge's own value, `JUDGE_THRESHOLDS`).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components.llm import LetterChoice
+from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.documents import fence
 from judged_rag.core.scores import composite_score
@@ -40,12 +49,12 @@ def judge(
     score = composite_score(doc, cfg)
     base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
     if cfg.judge == "off":
-        return _written(_unaligned(base, "highly_relevant", "judging off", by="unjudged"))
+        return _written(_unaligned(base, "highly_relevant", "judging off", by="unjudged"), cfg)
     clear = score >= cfg.prefilter_high or score <= cfg.prefilter_low
     if cfg.prefilter and doc["similarity"] is not None and clear:
         label: Label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
         reason = f"composite score {score} past the pre-filter bound"
-        return _written(_unaligned(base, label, reason, by="prefilter"))
+        return _written(_unaligned(base, label, reason, by="prefilter"), cfg)
     step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
     document = fence(doc["content"])
     if cfg.judge == "letter":
@@ -57,7 +66,18 @@ def judge(
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out
             )
-        return _written(_from_letter(base, letter.value, cfg), letter.cost, letter.events)
+        judged = _from_letter(base, letter.value, cfg, doc["similarity"])
+        return _written(judged, cfg, letter.cost, letter.events)
+    if cfg.judge == "extract":
+        with deps.components.judge_slots(cfg.judge_concurrency):
+            found = step.extract(
+                extract_messages(task["question"], document),
+                max_tokens=prompt.EXTRACT_MAX_TOKENS,
+                default=FALLBACK.model_dump(),
+                count_round=False,  # the join counts the rounds of the whole fan-out
+            )
+        judged = _from_extraction(base, found.value, doc["content"], cfg, doc["similarity"])
+        return _written(judged, cfg, found.cost, found.events)
     parts = task["query_parts"]
     user = prompt.USER.format(
         question=task["question"],
@@ -83,20 +103,21 @@ def judge(
         alignment_ratio=ratio,
         by="fallback" if outcome.fallback else "llm",
     )
-    return _written(judgment, outcome.cost, outcome.events)
+    return _written(judgment, cfg, outcome.cost, outcome.events)
 
 
-def letter_label(choice: LetterChoice, threshold: float) -> Label:
+def letter_label(choice: LetterChoice, threshold: float, *, score: float | None = None) -> Label:
     """The label of a letter judgment.
 
-    With probabilities: Highly Relevant when P(A) reaches `threshold`, otherwise the
-    likelier of B and C. Without (the backend reports none): the letter answered.
+    With probabilities: Highly Relevant when the judge's score (P(A) unless `score` is
+    given) reaches `threshold`, otherwise the likelier of B and C. Without (the backend
+    reports none): the letter answered.
     """
     if choice.probabilities is None:
         answered: Label = prompt.LETTERS[choice.letter]  # type: ignore[assignment]
         return answered
     p = choice.probabilities
-    if p["A"] >= threshold:
+    if (p["A"] if score is None else score) >= threshold:
         return "highly_relevant"
     return "somewhat_relevant" if p["B"] >= p["C"] else "not_relevant"
 
@@ -119,17 +140,103 @@ def align(
     return aligned, alignment, ratio
 
 
-def _from_letter(base: dict[str, Any], choice: LetterChoice | None, cfg: Configuration) -> Judgment:
+def extract_messages(question: str, document: str) -> list[BaseMessage]:
+    """The extracting judge's messages: instructions, the worked examples, then this pair."""
+    messages: list[BaseMessage] = [SystemMessage(prompt.EXTRACT_SYSTEM)]
+    for example_question, example_document, reply in prompt.EXTRACT_EXAMPLES:
+        user = prompt.EXTRACT_USER.format(question=example_question, document=example_document)
+        messages += [HumanMessage(user), AIMessage(reply)]
+    user = prompt.EXTRACT_USER.format(question=question, document=document)
+    return [*messages, HumanMessage(user)]
+
+
+def judge_score(p: float, similarity: float | None, weight: float) -> float:
+    """The judge's score: the LLM's probability, combined with the retriever's cosine.
+
+    (1 - weight) * p + weight * similarity; p alone when the document has no cosine.
+    """
+    if similarity is None:
+        return round(p, 4)
+    return round((1.0 - weight) * p + weight * similarity, 4)
+
+
+def grounded(quote: str, document: str) -> bool:
+    """Whether a quote really is in the document (case, accents, punctuation and spacing aside)."""
+    wanted = _words(quote)
+    return bool(wanted) and f" {wanted} " in f" {_words(document)} "
+
+
+def _words(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[^\w]+", " ", folded).split())
+
+
+def _from_letter(
+    base: dict[str, Any],
+    choice: LetterChoice | None,
+    cfg: Configuration,
+    similarity: float | None,
+) -> Judgment:
     if choice is None:
         return _unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
-    label = letter_label(choice, cfg.judge_threshold)
     if choice.probabilities is None:
+        label = letter_label(choice, cfg.judge_cutoff)
         reason = f"letter {choice.letter} (the backend gave no probabilities)"
         return _unaligned(base, label, reason, by="llm")
+    p = choice.probabilities["A"]
+    score = judge_score(p, similarity, cfg.judge_similarity_weight)
+    label = letter_label(choice, cfg.judge_cutoff, score=score)
     shares = " ".join(f"P({k})={v:.2f}" for k, v in choice.probabilities.items())
-    reason = f"letter {choice.letter}, {shares}, threshold {cfg.judge_threshold}"
+    reason = f"letter {choice.letter}, {shares}, score {score}, threshold {cfg.judge_cutoff}"
     judgment = _unaligned(base, label, reason, by="llm")
-    judgment["p_highly"] = choice.probabilities["A"]
+    judgment["p_highly"] = p
+    judgment["judge_score"] = score
+    return judgment
+
+
+def extraction_label(found: Extraction, in_document: bool, score: float, threshold: float) -> Label:
+    """RJAG's label of an extracting judgment.
+
+    Highly Relevant: the quoted answer is in the document and the score reaches the
+    threshold. Somewhat Relevant: a quote from the document below the threshold, or an
+    answer the model gave that the document does not hold (it saw the question's topic
+    there but no answer). Not Relevant: the model replied NONE.
+    """
+    if in_document and score >= threshold:
+        return "highly_relevant"
+    return "not_relevant" if found.none else "somewhat_relevant"
+
+
+def _from_extraction(
+    base: dict[str, Any],
+    found: Extraction | None,
+    content: str,
+    cfg: Configuration,
+    similarity: float | None,
+) -> Judgment:
+    if found is None:
+        return _unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
+    in_document = not found.none and grounded(found.text, content)
+    if not in_document:
+        p = 0.0
+    elif found.p_none is None:
+        p = 1.0  # no probabilities from the backend: the quote alone decides
+    else:
+        p = round(1.0 - found.p_none, 4)
+    score = judge_score(p, similarity, cfg.judge_similarity_weight)
+    label = extraction_label(found, in_document, score, cfg.judge_cutoff)
+    if found.none:
+        reason = "the judge found no answer in the document"
+    elif in_document:
+        reason = f"answer quoted from the document, score {score}"
+    else:
+        reason = "the judge's answer is not in the document"
+    reason += f", P(NONE)={found.p_none}" if found.p_none is not None else ""
+    judgment = _unaligned(base, label, reason, by="llm")
+    judgment["evidence"] = found.text[:300] if in_document else ""
+    judgment["p_highly"] = p
+    judgment["judge_score"] = score
     return judgment
 
 
@@ -149,18 +256,22 @@ def _unaligned(base: dict[str, Any], label: Label, reason: str, *, by: Any) -> J
 
 
 def _written(
-    judgment: Judgment, cost: Cost | None = None, events: list[Any] | None = None
+    judgment: Judgment,
+    cfg: Configuration,
+    cost: Cost | None = None,
+    events: list[Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "judgments": [judgment],
         "cost": cost or zero_cost(),
-        "trace": [*(events or []), _judged(judgment)],
+        "trace": [*(events or []), _judged(judgment, cfg)],
     }
 
 
-def _judged(judgment: Judgment) -> Any:
+def _judged(judgment: Judgment, cfg: Configuration) -> Any:
     detail: dict[str, Any] = {
         "doc_id": judgment["doc_id"],
+        "judge": cfg.judge,
         "label": judgment["label"],
         "alignment": judgment["alignment"],
         "score": judgment["composite_score"],
@@ -169,4 +280,7 @@ def _judged(judgment: Judgment) -> Any:
     }
     if judgment.get("p_highly") is not None:
         detail["p_highly"] = judgment["p_highly"]
+    if judgment.get("judge_score") is not None:
+        detail["judge_score"] = judgment["judge_score"]
+        detail["threshold"] = cfg.judge_cutoff
     return event("judge", "judged", **detail)

@@ -23,10 +23,12 @@ from pydantic import BaseModel
 from judged_rag.components import Components
 from judged_rag.components.llm import (
     CallContext,
+    Extraction,
     LetterChoice,
     Method,
     Outcome,
     Retries,
+    extract_call,
     letter_call,
     structured_call,
     text_call,
@@ -54,8 +56,15 @@ class NodeDeps:
     def configuration(
         self, config: RunnableConfig | None, runtime: Runtime[Any] | None
     ) -> Configuration:
-        """The run's settings (resolved once per distinct request, then cached)."""
-        return self.settings.resolve(config, runtime.context if runtime is not None else None)
+        """The run's settings (resolved once per distinct request, then cached).
+
+        `judge="auto"` is resolved here, by the judge's model (`Components.judge_kind`),
+        so every node sees the judge the run really uses.
+        """
+        cfg = self.settings.resolve(config, runtime.context if runtime is not None else None)
+        if cfg.judge == "auto":
+            return cfg.replace(judge=self.components.judge_kind(cfg))
+        return cfg
 
     def step(
         self,
@@ -165,6 +174,25 @@ class LLMStep:
             self.model,
             messages,
             letters,
+            config=self.config,
+            ctx=self.ctx,
+            default=default,
+            count_round=count_round,
+        )
+
+    def extract(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        max_tokens: int,
+        default: Any,
+        count_round: bool = True,
+    ) -> Outcome[Extraction | None]:
+        """A short answer copied from a document, or NONE; None recorded as a fallback."""
+        return extract_call(
+            self.model,
+            messages,
+            max_tokens=max_tokens,
             config=self.config,
             ctx=self.ctx,
             default=default,
