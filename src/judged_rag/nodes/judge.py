@@ -22,7 +22,7 @@ import re
 import unicodedata
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
@@ -141,13 +141,9 @@ def align(
 
 
 def extract_messages(question: str, document: str) -> list[BaseMessage]:
-    """The extracting judge's messages: instructions, the worked examples, then this pair."""
-    messages: list[BaseMessage] = [SystemMessage(prompt.EXTRACT_SYSTEM)]
-    for example_question, example_document, reply in prompt.EXTRACT_EXAMPLES:
-        user = prompt.EXTRACT_USER.format(question=example_question, document=example_document)
-        messages += [HumanMessage(user), AIMessage(reply)]
+    """The extracting judge's messages: the instructions, then the document and question."""
     user = prompt.EXTRACT_USER.format(question=question, document=document)
-    return [*messages, HumanMessage(user)]
+    return [SystemMessage(prompt.EXTRACT_SYSTEM), HumanMessage(user)]
 
 
 def judge_score(p: float, similarity: float | None, weight: float) -> float:
