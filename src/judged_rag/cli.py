@@ -129,6 +129,7 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
         gate_text += f" ({gate['why']})"
     labels = Counter(e["detail"]["label"] for e in trace if e["event"] == "judged")
     by = Counter(e["detail"]["by"] for e in trace if e["event"] == "judged")
+    judges = sorted({str(e["detail"].get("judge")) for e in trace if e["event"] == "judged"})
     lines.append("Route:")
     lines.append(f"  task: {route.get('task_type', '?')}   gate: {gate_text}")
     if route.get("gate") == "retrieve":
@@ -136,7 +137,8 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
             ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(labels.items())) or "none"
         )
         lines.append(
-            f"  iterations: {route.get('iterations')}   judgments: {label_text}  (by {dict(by)})"
+            f"  iterations: {route.get('iterations')}   judgments: {label_text}  (by {dict(by)}"
+            f"; judge: {', '.join(judges) or '-'})"
         )
         lines.append(
             f"  web searched: {'yes' if route.get('web_searched') else 'no'}   "

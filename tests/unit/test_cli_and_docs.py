@@ -38,8 +38,11 @@ def test_bad_input_is_one_clear_line_and_exit_2(
 def test_settings_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["settings", "--preset", "fast"]) == 0
     out = capsys.readouterr().out
-    assert "judge = 'letter'" in out and "top_k = 4" in out
+    assert "judge = 'auto'" in out and "top_k = 4" in out
     assert "model = 'local:qwen2.5-coder-1.5b'" in out
+    assert main(["settings", "--preset", "paper"]) == 0
+    out = capsys.readouterr().out
+    assert "judge = 'structured'" in out and "top_k = 10" in out
 
 
 def test_strategy_numbers_map_to_table_two() -> None:

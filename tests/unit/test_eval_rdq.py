@@ -32,6 +32,7 @@ from judged_rag.evaluation.rdq import (
     Row,
     build_dataset,
     derive_question_set,
+    headline_rows,
     load_contexts,
     load_rows,
     questions_text,
@@ -460,6 +461,24 @@ def test_selection_keeps_wrong_rows_and_is_complete_only_when_all_are_done(
     kept = retrieval_dependent_rows(dataset.rows, full)
     assert {r.base_id or r.id for r in kept} == set(full["ids"])
     assert any(r.variant == "mc" for r in kept)
+
+
+def test_headline_set_is_the_selection_and_every_no_evidence_row(dataset: Dataset) -> None:
+    questions = questions_text(dataset.rows)
+    digest = hashlib.sha256(questions.encode("utf-8")).hexdigest()
+    first = next(r for r in dataset.rows if r.variant == "open")
+    selection = {"ids": [first.id], "dataset": {"questions.jsonl": {"sha256": digest}}}
+    headline = headline_rows(dataset.rows, selection, questions)
+    assert headline is not None
+    no_evidence = [r for r in dataset.rows if r.variant == "unanswerable"]
+    assert no_evidence and [r for r in headline if r.variant == "unanswerable"] == no_evidence
+    answerable = [r for r in headline if r.variant != "unanswerable"]
+    assert {r.base_id or r.id for r in answerable} == {first.id}
+    assert {r.variant for r in answerable} == {"open", "mc"}
+    # A selection made on other questions names other rows: no headline file.
+    other = {"ids": [first.id], "dataset": {"questions.jsonl": {"sha256": "0" * 64}}}
+    assert headline_rows(dataset.rows, other, questions) is None
+    assert headline_rows(dataset.rows, None, questions) is None
 
 
 def test_states_answer_finds_years_inside_ranges() -> None:

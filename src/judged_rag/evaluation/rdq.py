@@ -70,7 +70,10 @@ variant uses the same), documents in a seeded order:
 The corpus (``corpus/*.md``): every renamed person's page, the natural evidence pages
 and the natural distractors, one Markdown file each with the title in front matter, so
 ``judged-rag index DIR/corpus`` builds the index end-to-end runs use. ``eval-data.jsonl``
-holds the rows in the ``--data`` format (no-evidence rows as ``"abstain": true``).
+holds the rows in the ``--data`` format (no-evidence rows as ``"abstain": true``), and
+``eval-data-rdq.jsonl`` the headline set: the shipped retrieval-dependent rows (open and
+multiple choice) and every no-evidence row (written only when the shipped selection was
+made on these very questions).
 ``metadata.json`` records the version, seed, sources, counts, file digests and, for
 every page, the Wikipedia article it was adapted from (CC BY-SA 4.0 attribution).
 """
@@ -134,6 +137,9 @@ SELECTION_FILE = "retrieval_dependent.json"
 QUESTIONS_FILE = "questions.jsonl"
 CONTEXTS_FILE = "contexts.jsonl"
 EVAL_DATA_FILE = "eval-data.jsonl"
+HEADLINE_DATA_FILE = "eval-data-rdq.jsonl"
+"""The headline set in the `--data` format: the shipped retrieval-dependent rows (open and
+multiple choice) and every no-evidence row."""
 METADATA_FILE = "metadata.json"
 CORPUS_DIR = "corpus"
 SOURCE = "rdq"
@@ -1001,6 +1007,9 @@ def write_dataset(dataset: Dataset, out_dir: Path) -> dict[str, Any]:
         CONTEXTS_FILE: _jsonl(c.to_json() for c in dataset.contexts),
         EVAL_DATA_FILE: _jsonl(r.to_user_record() for r in dataset.rows),
     }
+    headline = headline_rows(dataset.rows, shipped_selection(), files[QUESTIONS_FILE])
+    if headline is not None:
+        files[HEADLINE_DATA_FILE] = _jsonl(r.to_user_record() for r in headline)
     for name, text in files.items():
         (out_dir / name).write_text(text, encoding="utf-8")
     wanted = {f"{page_id}.md" for page_id in dataset.pages}
@@ -1206,6 +1215,27 @@ def selection_record(
         "counts": counts,
         "ids": sorted(wrong),
     }
+
+
+def headline_rows(
+    rows: Sequence[Row], selection: Mapping[str, Any] | None, questions: str
+) -> list[Row] | None:
+    """The headline set: the selection's rows and every no-evidence row.
+
+    None (no file is written) when there is no selection, or when it was made on other
+    questions than these (its `questions.jsonl` digest differs): its ids would not mean
+    the same rows.
+    """
+    if not selection:
+        return None
+    digest = ((selection.get("dataset") or {}).get(QUESTIONS_FILE) or {}).get("sha256")
+    if digest != _sha256(questions):
+        logger.warning(
+            "the shipped selection was made on other questions: %s not written", HEADLINE_DATA_FILE
+        )
+        return None
+    chosen = retrieval_dependent_rows(rows, selection)
+    return [*chosen, *(r for r in rows if r.variant == "unanswerable")]
 
 
 def retrieval_dependent_rows(rows: Sequence[Row], selection: Mapping[str, Any]) -> list[Row]:
