@@ -32,7 +32,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from judged_rag.core.documents import fence
-from judged_rag.nodes.judge import extract_messages, grounded
+from judged_rag.core.quotes import grounded
+from judged_rag.nodes.judge import extract_messages
 from judged_rag.prompts import judge as prompts
 
 YN_SYSTEM = (

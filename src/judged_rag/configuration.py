@@ -336,6 +336,13 @@ class Configuration:
 
     # generate + verify (SRA)
     verify: bool = _f(True, "Check the answer's claims against its citations.", access="client")
+    verify_quotes: bool = _f(
+        True,
+        "Accept, without the verifier's LLM call, an answer that restates what the judge "
+        "quoted as the answer from a document the answer cites (the quote itself checked to "
+        "be in that document); other answers go to the verifier.",
+        access="client",
+    )
     max_regenerations: int = _f(
         1, "Most regenerations after a failed verification.", ge=0, le=5, access="ceiling"
     )

@@ -342,7 +342,7 @@ def test_judge_suite_scores_the_extracting_judge(tmp_path: Path) -> None:
             Document(
                 id="apollo",
                 page_content=ARTICLES["Apollo 11"],
-                metadata={"title": "Apollo 11", "similarity": 0.6},
+                metadata={"title": "Apollo 11", "similarity": 0.8},
             ),
             Document(
                 id="paris",
@@ -361,8 +361,8 @@ def test_judge_suite_scores_the_extracting_judge(tmp_path: Path) -> None:
     records = read_results(tmp_path / RESULTS_FILE)
     docs = {d["id"]: d for d in records["judge|judge_extract|q1"]["docs"]}
     assert docs["apollo"]["p_highly"] == pytest.approx(0.8)
-    assert docs["apollo"]["judge_score"] == pytest.approx(0.5 * 0.8 + 0.5 * 0.6)
-    assert docs["apollo"]["label"] == "highly_relevant"
+    assert docs["apollo"]["judge_score"] == pytest.approx(0.5 * 0.8 + 0.5 * 0.8)
+    assert docs["apollo"]["label"] == "highly_relevant"  # 0.8 reaches extract's 0.75
     assert docs["paris"]["label"] == "not_relevant" and docs["paris"]["judge_score"] == 0.1
     data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
     assert data["judge_extract"]["judge_score"]["auc_page"] == 1.0

@@ -9,7 +9,8 @@ from langchain_core.messages import AIMessage
 
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
-from judged_rag.nodes.judge import grounded, judge_score, letter_label
+from judged_rag.core.quotes import grounded
+from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
 from tests.fakes import (
     components,
@@ -20,6 +21,7 @@ from tests.fakes import (
     letter,
     quote,
     scripted_retriever,
+    tool,
     verdict,
 )
 
@@ -296,3 +298,69 @@ def test_auto_judge_with_an_injected_model_gives_the_structured_judgment() -> No
     labels = judged(run(parts))
     assert labels["apollo"]["alignment"] == "full"
     assert labels["saturn"]["label"] == "not_relevant"
+
+
+# ------------------------------------------------------------------ verify by the judge's quote
+
+
+def _quoted_run(draft: str, *replies: AIMessage, **settings: Any) -> dict[str, Any]:
+    parts = Components(
+        chat_model=generator(draft),
+        judge_model=judge_model(
+            quote("20 July 1969", **{"20": 0.95, "NONE": 0.05}),
+            quote("NONE", NONE=0.9),
+            *replies,
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    return run(parts, judge="extract", max_iterations=1, **settings)
+
+
+def verify_events(out: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("verify", "checked")]
+
+
+def test_an_answer_restating_the_judges_quote_needs_no_verifier_call() -> None:
+    out = _quoted_run("Apollo 11 landed on 20 July 1969 [1].")
+    assert out["answer"] == "Apollo 11 landed on 20 July 1969 [1]." and not out["abstained"]
+    checked = verify_events(out)
+    assert checked[0]["by"] == "judge_quote"
+    assert checked[0]["quotes"] == [{"document": 1, "quote": "20 July 1969"}]
+    assert out["cost"]["llm_calls"] == 4  # two extractions, C_M, generate: no verifier call
+
+
+def test_other_answers_still_go_to_the_verifier() -> None:
+    # The draft cites the document but does not restate its quote.
+    out = _quoted_run("Apollo 11 landed in the summer [1].", verdict(False, 0.2), verdict())
+    assert "by" not in verify_events(out)[0]
+    assert out["cost"]["llm_calls"] >= 5
+    # Citing a document whose quote it restates is required: no citation, no shortcut.
+    out = _quoted_run("Apollo 11 landed on 20 July 1969.", verdict())
+    assert "by" not in verify_events(out)[0]
+    # And the shortcut can be switched off.
+    out = _quoted_run("Apollo 11 landed on 20 July 1969 [1].", verdict(), verify_quotes=False)
+    assert "by" not in verify_events(out)[0] and out["cost"]["llm_calls"] == 5
+
+
+def test_a_quote_not_in_the_document_is_no_support() -> None:
+    # The structured judge's evidence is the model's word; it counts only if it is there.
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 21 July 1969 [1]."),
+        judge_model=judge_model(
+            components(["Apollo 11"]),
+            tool(
+                "RelevanceJudgment",
+                label="highly_relevant",
+                evidence="21 July 1969",
+                aligned=["Apollo 11"],
+                reason="scripted",
+            ),
+            label("not_relevant"),
+            verdict(False, 0.1),
+            verdict(False, 0.1),
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    out = run(parts, max_iterations=1, max_regenerations=0)
+    assert "by" not in verify_events(out)[0]
+    assert out["abstained"]

@@ -22,6 +22,11 @@ _CITATION = re.compile(
 )
 
 
+def without_citations(text: str) -> str:
+    """The text with its citation marks ([1], "document 2", ...) blanked out."""
+    return _CITATION.sub(" ", text)
+
+
 def cited_numbers(text: str) -> list[int]:
     """Citation numbers in order of first use: [1], [2, 3], [1][4], "document 2".
 

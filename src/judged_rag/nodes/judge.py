@@ -18,8 +18,6 @@ answer; it is combined with the retriever's cosine into the judge's score (`judg
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -29,6 +27,7 @@ from langgraph.runtime import Runtime
 from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.documents import fence
+from judged_rag.core.quotes import grounded
 from judged_rag.core.scores import composite_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
@@ -154,18 +153,6 @@ def judge_score(p: float, similarity: float | None, weight: float) -> float:
     if similarity is None:
         return round(p, 4)
     return round((1.0 - weight) * p + weight * similarity, 4)
-
-
-def grounded(quote: str, document: str) -> bool:
-    """Whether a quote really is in the document (case, accents, punctuation and spacing aside)."""
-    wanted = _words(quote)
-    return bool(wanted) and f" {wanted} " in f" {_words(document)} "
-
-
-def _words(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).casefold()
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    return " ".join(re.sub(r"[^\w]+", " ", folded).split())
 
 
 def _from_letter(

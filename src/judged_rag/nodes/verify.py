@@ -4,7 +4,9 @@
 held to it:
 
 - R_M (`basis` "model"): no document was shown; accepted as resting on the model.
-- R_R / R_C: citations that point at nothing are caught without an LLM; the LLM checks
+- R_R / R_C: citations that point at nothing are caught without an LLM. An answer that
+  restates the answer the judge quoted from a document it cites (a quote found in that
+  document) is supported without a call (`verify_quotes`); otherwise the LLM checks
   that the cited documents state the claims (for R_C, uncited claims may come from the
   model's knowledge). A claim citing the wrong document is re-pointed to the one that
   states it and checked once more; otherwise the answer is regenerated (at most
@@ -24,8 +26,15 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import exhausted, reserve
-from judged_rag.core.citations import citations_for, cited_numbers, repair_citations
+from judged_rag.core.citations import (
+    citations_for,
+    cited_numbers,
+    repair_citations,
+    without_citations,
+)
 from judged_rag.core.documents import numbered
+from judged_rag.core.judgments import latest_judgments
+from judged_rag.core.quotes import grounded, words
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
@@ -36,6 +45,9 @@ FALLBACK = Verification(supported=False, unsupported_claims=[])
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
 Verdict = Literal["accept", "regenerate", "abstain"]
+
+MIN_QUOTE_CHARS = 2
+"""Shortest judge quote (in characters, punctuation aside) a draft can be said to restate."""
 
 MAX_LISTED = 10
 """Invalid citation numbers named in the trace and the feedback (a reply may cite thousands)."""
@@ -83,6 +95,10 @@ def verify(
         events.append(event("verify", "budget", exhausted=step.exhausted))
         return _decided("abstain", basis, "budget_exhausted", events, cost)
     claims: list[str] = [f"citation [{n}] points at no document" for n in invalid[:MAX_LISTED]]
+    quoted = [] if invalid or not cfg.verify_quotes else restated_quotes(state, draft)
+    if cfg.verify and quoted:
+        events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
+        return _decided("accept", basis, None, events, cost)
     if cfg.verify:
         check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
@@ -116,6 +132,29 @@ def verify(
             }
         return _decided("abstain", basis, "unsupported_claims", events, cost)
     return {**_decided("accept", basis, None, events, cost), **repaired}
+
+
+def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
+    """The judge's quotes from cited documents that the draft restates.
+
+    The judge quoted each as the answer to the question found in that document; a
+    quote counts only if it is in the document and the draft contains it as whole words.
+    """
+    knowledge = state.get("knowledge") or []
+    judged = latest_judgments(state)
+    text = without_citations(draft)
+    found: list[dict[str, Any]] = []
+    for n in cited_numbers(draft):
+        if not 1 <= n <= len(knowledge):
+            continue
+        doc = knowledge[n - 1]
+        judgment = judged.get(doc["id"])
+        quote = judgment["evidence"] if judgment is not None else ""
+        if len(words(quote)) < MIN_QUOTE_CHARS:
+            continue  # "a", "1": too little to say the draft restates it
+        if grounded(quote, doc["content"]) and grounded(quote, text):
+            found.append({"document": n, "quote": quote[:120]})
+    return found
 
 
 def _check(
