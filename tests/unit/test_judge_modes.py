@@ -364,3 +364,13 @@ def test_a_quote_not_in_the_document_is_no_support() -> None:
     out = run(parts, max_iterations=1, max_regenerations=0)
     assert "by" not in verify_events(out)[0]
     assert out["abstained"]
+
+
+def test_a_reply_of_citations_only_is_no_answer() -> None:
+    out = _quoted_run("[1]")
+    fallbacks = [
+        e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("generate", "fallback")
+    ]
+    assert fallbacks and fallbacks[0]["error"] == "CitationsOnly"
+    assert out["abstained"] and out["reason"] == "generation_failed"
+    assert out["cost"]["llm_calls"] == 4  # no verifier call for a draft that says nothing

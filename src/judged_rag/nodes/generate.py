@@ -13,7 +13,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.core.budget import calls_left
-from judged_rag.core.citations import LETTERS, chosen_option, citations_for
+from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
 from judged_rag.core.documents import numbered
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
@@ -53,12 +53,13 @@ def generate(
     if outcome.value is None:
         return {**nothing, "cost": outcome.cost, "trace": events}
     text = outcome.value.strip()
-    if not text:
+    if not without_citations(text).strip(" \t\n.,;:()[]"):
+        # No text, or only citation marks ("[1]"): there is no answer to check or give.
         empty = event(
             "generate",
             "fallback",
-            error="EmptyReply",
-            message="the model returned no text",
+            error="EmptyReply" if not text else "CitationsOnly",
+            message="the model returned no text" if not text else f"the reply was {text[:40]!r}",
             attempts=outcome.cost["llm_calls"],
             default="",
         )
