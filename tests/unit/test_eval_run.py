@@ -291,27 +291,34 @@ def test_retrieval_suite_ranks_the_evidence_page(tmp_path: Path) -> None:
     assert (tmp_path / "retrieval_recall.png").is_file()
 
 
-def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None:
+def apollo_and_paris(apollo: float, paris: float) -> RunnableLambda[str, list[Document]]:
+    """The evidence page and an unrelated one, with these cosines."""
+
     def search(query: str) -> list[Document]:
         return [
             Document(
                 id="apollo",
                 page_content=ARTICLES["Apollo 11"],
-                metadata={"title": "Apollo 11", "similarity": 0.99},
+                metadata={"title": "Apollo 11", "similarity": apollo},
             ),
             Document(
                 id="paris",
                 page_content=ARTICLES["Paris"],
-                metadata={"title": "Paris", "similarity": 0.0},
+                metadata={"title": "Paris", "similarity": paris},
             ),
         ]
+
+    return RunnableLambda(search)
+
+
+def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None:
 
     judge = judge_fake(
         [letter("A", A=0.7, B=0.2, C=0.1), letter("C", A=0.1, B=0.2, C=0.7)],
         RelevanceJudgment=[label("highly_relevant"), label("not_relevant")],
         GradeDocuments=[tool("GradeDocuments", binary_score="yes")],
     )
-    kit = Components(judge_model=judge, retriever=RunnableLambda(search))  # type: ignore[arg-type]
+    kit = Components(judge_model=judge, retriever=apollo_and_paris(0.99, 0.0))  # type: ignore[arg-type]
     systems = ["judge3", "judge3_prefilter", "judge_letter", "binary"]
     run_eval(options(tmp_path, suite="judge", systems=systems), components=kit, items=[ITEMS[0]])
     data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
@@ -337,22 +344,8 @@ def test_judge_suite_scores_labels_and_prefilter_savings(tmp_path: Path) -> None
 
 
 def test_judge_suite_scores_the_extracting_judge(tmp_path: Path) -> None:
-    def search(query: str) -> list[Document]:
-        return [
-            Document(
-                id="apollo",
-                page_content=ARTICLES["Apollo 11"],
-                metadata={"title": "Apollo 11", "similarity": 0.8},
-            ),
-            Document(
-                id="paris",
-                page_content=ARTICLES["Paris"],
-                metadata={"title": "Paris", "similarity": 0.2},
-            ),
-        ]
-
     judge = judge_fake([quote("1969", **{"196": 0.8, "NONE": 0.2}), quote("NONE", NONE=0.9)])
-    kit = Components(judge_model=judge, retriever=RunnableLambda(search))  # type: ignore[arg-type]
+    kit = Components(judge_model=judge, retriever=apollo_and_paris(0.8, 0.2))  # type: ignore[arg-type]
     run_eval(
         options(tmp_path, suite="judge", systems=["judge_extract"]),
         components=kit,

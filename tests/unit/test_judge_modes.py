@@ -96,27 +96,40 @@ def test_backend_without_probabilities_still_gives_the_letter() -> None:
     assert labels["saturn"]["label"] == "somewhat_relevant"
 
 
-def test_unreadable_letter_is_retried_then_recorded_as_fallback() -> None:
-    garbage = letter("{", **{"{": 0.97, "A": 0.01})  # letters hold too little probability
+GARBAGE = letter("{", **{"{": 0.97, "A": 0.01})  # letters hold too little probability
+
+
+@pytest.mark.parametrize(
+    ("mode", "unreadable", "readable"),
+    [
+        (
+            "letter",
+            [AIMessage(content="Sure! The answer is"), GARBAGE, GARBAGE],
+            letter("A", A=0.9, B=0.05, C=0.05),
+        ),
+        (
+            "extract",
+            [AIMessage(content=""), AIMessage(content=" "), AIMessage(content="\n")],
+            quote("Saturn V", **{"Sat": 0.9, "NONE": 0.1}),
+        ),
+    ],
+)
+def test_unreadable_judgment_is_retried_then_recorded_as_fallback(
+    mode: str, unreadable: list[AIMessage], readable: AIMessage
+) -> None:
     parts = Components(
         chat_model=generator("Apollo 11 landed in 1969 [1]."),
-        judge_model=judge_model(
-            AIMessage(content="Sure! The answer is"),
-            garbage,
-            garbage,
-            letter("A", A=0.9, B=0.05, C=0.05),
-            verdict(),
-        ),
+        judge_model=judge_model(*unreadable, readable, verdict()),
         retriever=scripted_retriever([APOLLO, SATURN]),
     )
-    out = run(parts, judge="letter", max_iterations=1)
+    out = run(parts, judge=mode, max_iterations=1)
     labels = judged(out)
     assert labels["apollo"]["by"] == "fallback"
     assert labels["apollo"]["label"] == "somewhat_relevant"
     assert labels["saturn"]["label"] == "highly_relevant"
     fallbacks = [e for e in out["trace"] if (e["node"], e["event"]) == ("judge", "fallback")]
     assert len(fallbacks) == 1 and fallbacks[0]["detail"]["error"] == "MalformedOutputError"
-    # three attempts + one letter + C_M + generate + verify
+    # three attempts + one judgment + C_M + generate + verify
     assert out["cost"]["llm_calls"] == 7
 
 
@@ -226,28 +239,6 @@ def test_reading_an_extraction() -> None:
     bare = read_extraction(AIMessage(content="Tranquility Base"))
     assert bare is not None and bare.p_none is None
     assert read_extraction(AIMessage(content="  ")) is None
-
-
-def test_empty_extraction_is_retried_then_recorded_as_fallback() -> None:
-    parts = Components(
-        chat_model=generator("Apollo 11 landed in 1969 [1]."),
-        judge_model=judge_model(
-            AIMessage(content=""),
-            AIMessage(content=" "),
-            AIMessage(content="\n"),
-            quote("Saturn V", **{"Sat": 0.9, "NONE": 0.1}),
-            verdict(),
-        ),
-        retriever=scripted_retriever([APOLLO, SATURN]),
-    )
-    out = run(parts, judge="extract", max_iterations=1)
-    labels = judged(out)
-    assert labels["apollo"]["by"] == "fallback"
-    assert labels["apollo"]["label"] == "somewhat_relevant"
-    assert labels["saturn"]["label"] == "highly_relevant"
-    fallbacks = [e for e in out["trace"] if (e["node"], e["event"]) == ("judge", "fallback")]
-    assert len(fallbacks) == 1 and fallbacks[0]["detail"]["error"] == "MalformedOutputError"
-    assert out["cost"]["llm_calls"] == 7  # three attempts + one extraction + C_M, generate, verify
 
 
 # ------------------------------------------------------------------ judge="auto"
