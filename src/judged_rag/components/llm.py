@@ -357,13 +357,9 @@ def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | 
     """The letter a reply chose, with probabilities from its first token's alternatives."""
     wanted = [letter.upper() for letter in letters]
     shares = dict.fromkeys(wanted, 0.0)
-    for alternative in _first_token_alternatives(message):
-        token = str(alternative.get("token", "")).strip().strip("*().:").upper()
-        logprob = alternative.get("logprob")
-        if token not in shares or isinstance(logprob, bool):
-            continue
-        if isinstance(logprob, int | float) and math.isfinite(logprob) and logprob <= 0:
-            shares[token] += math.exp(logprob)
+    for token, share in _first_token_shares(message):
+        if token in shares:
+            shares[token] += share
     mass = sum(shares.values())
     if mass >= MIN_LETTER_MASS:
         probabilities = {k: round(v / mass, 4) for k, v in shares.items()}
@@ -373,6 +369,23 @@ def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | 
     if match and match.group(1).upper() in wanted:
         return LetterChoice(letter=match.group(1).upper(), probabilities=None, mass=0.0)
     return None
+
+
+def _first_token_shares(message: BaseMessage) -> list[tuple[str, float]]:
+    """(token, probability) of the reply's first token's alternatives that are readable.
+
+    Tokens are stripped of spaces and of `*().:` and upper-cased ("  a." reads as "A");
+    alternatives without a finite log-probability at or below 0 are left out.
+    """
+    found: list[tuple[str, float]] = []
+    for alternative in _first_token_alternatives(message):
+        logprob = alternative.get("logprob")
+        if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+            continue
+        if math.isfinite(logprob) and logprob <= 0:
+            token = str(alternative.get("token", "")).strip().strip("*().:").upper()
+            found.append((token, math.exp(logprob)))
+    return found
 
 
 def _first_token_alternatives(message: BaseMessage) -> list[dict[str, Any]]:
@@ -450,23 +463,11 @@ def read_extraction(message: BaseMessage) -> Extraction | None:
     text = message_text(message).strip().strip("\"'`").strip()
     if not text:
         return None
-    alternatives = _first_token_alternatives(message)
+    shares = _first_token_shares(message)
     p_none: float | None = None
-    if alternatives:
-        total = 0.0
-        on_none = 0.0
-        for alternative in alternatives:
-            logprob = alternative.get("logprob")
-            if isinstance(logprob, bool) or not isinstance(logprob, int | float):
-                continue
-            if not math.isfinite(logprob) or logprob > 0:
-                continue
-            share = math.exp(logprob)
-            total += share
-            token = str(alternative.get("token", "")).strip().strip("*().:").upper()
-            if token and NONE_REPLY.startswith(token) and len(token) >= 2:
-                on_none += share
-        p_none = round(min(1.0, on_none), 4) if total > 0 else None
+    if shares:
+        on_none = sum(s for token, s in shares if len(token) >= 2 and NONE_REPLY.startswith(token))
+        p_none = round(min(1.0, on_none), 4)
     none = text.upper().rstrip(".!").startswith(NONE_REPLY)
     return Extraction(text="" if none else text, none=none, p_none=p_none)
 
