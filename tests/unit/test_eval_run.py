@@ -475,3 +475,29 @@ def test_each_system_goes_first_on_its_share_of_the_questions(tmp_path: Path) ->
     pairs = [{lines[i]["item_id"], lines[i + 1]["item_id"]} for i in range(0, len(lines), 2)]
     assert all(len(p) == 1 for p in pairs)  # both systems on a question, then the next
     assert firsts == ["no_retrieval", "plain_rag", "no_retrieval", "plain_rag"]
+
+
+def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
+    from judged_rag.evaluation.runner import _limit, interleave
+
+    def item(variant: str, n: int) -> EvalItem:
+        return EvalItem(id=f"{variant}{n}", question="q", variant=variant)  # type: ignore[arg-type]
+
+    groups = {v: [item(v, n) for n in range(3)] for v in ("open", "mc", "unanswerable")}
+    groups["mc"] = groups["mc"][:1]
+    mixed = interleave(groups)
+    assert [i.id for i in mixed] == [
+        "open0", "mc0", "unanswerable0", "open1", "unanswerable1", "open2", "unanswerable2",
+    ]  # fmt: skip
+    chosen = _limit(mixed, options(tmp_path, limit=2, variants=("open", "unanswerable")))
+    assert [i.id for i in chosen] == ["open0", "unanswerable0", "open1", "unanswerable1"]
+
+    parser = argparse.ArgumentParser(prog="judged-rag")
+    add_eval_parser(parser.add_subparsers(dest="command"))
+    base = ["eval", "--suite", "e2e", "--out", str(tmp_path), "--variants"]
+    assert options_from_args(parser.parse_args([*base, "open, unanswerable"])).variants == (
+        "open",
+        "unanswerable",
+    )
+    with pytest.raises(ValueError, match="unknown variant"):
+        options_from_args(parser.parse_args([*base, "open,closed"]))

@@ -82,6 +82,10 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="comma-separated systems (name or name@provider:model); default: all of the suite's",
     )
     p.add_argument("--limit", type=int, help="questions per variant (default: all)")
+    p.add_argument(
+        "--variants",
+        help="comma-separated variants to run: open, mc, unanswerable (default: all)",
+    )
     p.add_argument("--seed", type=int, default=0, help="question order, distractors, samples")
     p.add_argument("--out", required=True, help="run directory (created; resumed when it exists)")
     p.add_argument(
@@ -204,7 +208,7 @@ def options_from_args(args: argparse.Namespace) -> Any:
     Raises:
         ValueError: For invalid values.
     """
-    from judged_rag.evaluation.runner import EvalOptions
+    from judged_rag.evaluation.runner import VARIANTS, EvalOptions
 
     settings: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set or [])}
     if args.index:
@@ -216,6 +220,10 @@ def options_from_args(args: argparse.Namespace) -> Any:
     if args.k < 1:
         raise ValueError("--k must be at least 1")
     topics = tuple(t.strip() for t in args.kb_topics.split(",") if t.strip())
+    variants = tuple(v.strip() for v in (args.variants or "").split(",") if v.strip())
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"unknown variant(s) {', '.join(unknown)}; choose from {VARIANTS}")
     data = Path(args.data).expanduser() if args.data else None
     if data is not None and not data.is_file():
         raise FileNotFoundError(f"no such data file: {data}")
@@ -225,6 +233,7 @@ def options_from_args(args: argparse.Namespace) -> Any:
         systems=[s for s in (args.systems or "").split(",") if s.strip()],
         settings=settings,
         limit=args.limit,
+        variants=variants,
         seed=args.seed,
         workers=args.workers,
         k=args.k,

@@ -107,6 +107,7 @@ class EvalOptions:
         systems: System labels (``name`` or ``name@model``); empty: the suite's defaults.
         settings: The run's ``preset`` and ``--set`` values, shared by every system.
         limit: Questions per variant (open, multiple choice, unanswerable); None: all.
+        variants: Only these variants (``open``, ``mc``, ``unanswerable``); empty: all.
         seed: Seed of the question order, distractors and samples.
         workers: Questions in flight at once.
         k: Retrieval depth of the retrieval suite (recall@1..k).
@@ -126,6 +127,7 @@ class EvalOptions:
     systems: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     limit: int | None = None
+    variants: tuple[str, ...] = ()
     seed: int = 0
     workers: int = 1
     k: int = 10
@@ -165,8 +167,15 @@ class RunSummary:
 # --------------------------------------------------------------------------- items
 
 
+VARIANTS = ("open", "mc", "unanswerable")
+
+
 def load_items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
-    """The questions of the suite, in seeded order, `limit` per variant, and data counts."""
+    """The questions of the suite, in seeded order, `limit` per variant, and data counts.
+
+    The variants take turns (`interleave`), so a run stopped early has about as many
+    questions of each.
+    """
     if options.data is not None:
         items = require(load_user_items(options.data), options.suite)
         counts = {"user_items": len(items)}
@@ -186,11 +195,16 @@ def load_items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
                 "mc": suites.multiple_choice,
                 "unanswerable": suites.unanswerable,
             }
-    chosen: list[EvalItem] = []
-    for group in groups.values():
-        ordered = seeded_order(group, options.seed)
-        chosen.extend(ordered if options.limit is None else ordered[: options.limit])
-    return chosen, counts
+    ordered = {name: seeded_order(group, options.seed) for name, group in groups.items()}
+    return _limit(interleave(ordered), options), counts
+
+
+def interleave(groups: Mapping[str, Sequence[EvalItem]]) -> list[EvalItem]:
+    """The groups' items taking turns (first of each, second of each, ...), order kept."""
+    out: list[EvalItem] = []
+    for turn in range(max((len(g) for g in groups.values()), default=0)):
+        out.extend(group[turn] for group in groups.values() if turn < len(group))
+    return out
 
 
 def _group(items: Iterable[EvalItem]) -> dict[str, list[EvalItem]]:
@@ -308,6 +322,7 @@ def _update_run_file(
     entry["updated"] = now
     entry["command"] = options.command or entry.get("command", "")
     entry["limit"] = options.limit
+    entry["variants"] = list(options.variants)
     entry["data_counts"] = dict(counts)
     for system in systems:
         entry["systems"][system.label] = {
@@ -949,9 +964,14 @@ def _drain(finished: Iterable[Future[dict[str, Any]]], bar: Any) -> int:
 
 
 def _limit(items: list[EvalItem], options: EvalOptions) -> list[EvalItem]:
-    if options.limit is None:
-        return items
+    """The first `limit` items of each variant (of `variants` when given), order kept."""
+    taken: Counter[str] = Counter()
     out: list[EvalItem] = []
-    for group in _group(items).values():
-        out.extend(group[: options.limit])
+    for item in items:
+        if options.variants and item.variant not in options.variants:
+            continue
+        if options.limit is not None and taken[item.variant] >= options.limit:
+            continue
+        taken[item.variant] += 1
+        out.append(item)
     return out
