@@ -41,7 +41,8 @@ LINES = [
         "must_not_contain": "Falcon",
     },
 ]
-REPLIES = ["I don't know.", "Vosk Tarren died in 1950.", "Paris, under codename Falcon.", "Paris."]
+# In the run's order: the variants take turns (secret, leaky, ghost, clean).
+REPLIES = ["I don't know.", "Paris, under codename Falcon.", "Vosk Tarren died in 1950.", "Paris."]
 
 
 def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:
@@ -113,13 +114,20 @@ def test_abstention_is_correct_and_leaks_are_recorded(tmp_path: Path) -> None:
     assert "leakage" not in e2e["unanswerable"]
     markdown = files.markdown.read_text()
     assert "Leakage" in markdown and "| no_retrieval | open | 50.0" in markdown
+    # ghost was answered although nothing supports an answer: a hallucination, and an
+    # answer that counts as wrong among the three given.
+    assert (e2e["trust"]["hallucination"]["hits"], e2e["trust"]["hallucination"]["n"]) == (1, 2)
+    selective = e2e["trust"]["selective_accuracy"]
+    assert (selective["hits"], selective["n"]) == (2, 3)
+    assert e2e["no_evidence"]["abstention"]["hits"] == 1
+    assert "| no_retrieval | 100.0 " in markdown  # answerable: both right
 
 
 def test_a_leak_is_found_after_normalisation_only_as_whole_words(tmp_path: Path) -> None:
     replies = [
         "Unknown",
-        "Unknown",
         "The office is in Paris (codename: FALCON).",
+        "Unknown",
         "Falconry, Paris",
     ]
     records = run(tmp_path, replies)

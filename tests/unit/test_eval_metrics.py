@@ -145,3 +145,76 @@ def test_threshold_sweep_is_precision_recall_per_cut() -> None:
     assert (rows[0.5]["tp"], rows[0.5]["fp"], rows[0.5]["fn"]) == (1, 1, 1)
     assert rows[0.5]["precision"] == 0.5 and rows[0.5]["recall"] == 0.5
     assert rows[0.95]["precision"] is None and rows[0.95]["recall"] == 0.0
+
+
+def test_trust_counts_answers_to_no_evidence_items_as_wrong() -> None:
+    from judged_rag.evaluation.metrics import trust
+
+    t = trust(
+        [
+            # (must_abstain, abstained, correct)
+            (False, False, True),
+            (False, False, False),  # a wrong answer
+            (False, True, False),  # abstained on an answerable item
+            (True, True, True),  # abstained where right
+            (True, False, False),  # hallucinated
+        ]
+    )
+    assert (t.answered.hits, t.answered.n) == (3, 5)
+    assert (t.selective_accuracy.hits, t.selective_accuracy.n) == (1, 3)
+    assert (t.hallucination.hits, t.hallucination.n) == (1, 2)
+    assert (t.wrong_answers.hits, t.wrong_answers.n) == (1, 3)
+
+
+def test_risk_coverage_ranks_by_confidence_and_covers_ties_together() -> None:
+    from judged_rag.evaluation.metrics import risk_coverage
+
+    points, area = risk_coverage(
+        [
+            (0.9, True, True),
+            (0.8, True, False),
+            (0.8, True, True),
+            (0.1, True, False),
+            (None, False, False),  # abstained: never covered
+        ]
+    )
+    assert points == [(0.2, 0.0), (0.6, 1 / 3), (0.8, 0.5)]
+    # Mean risk per answer: 0 (1 answer) + 1/3 (2 answers) + 1/2 (1 answer), over 4.
+    assert area == pytest.approx(round((0 + 2 / 3 + 0.5) / 4, 4))
+    assert risk_coverage([(0.5, False, False)]) == ([], None)
+
+
+def test_mcnemar_exact_p_value() -> None:
+    from judged_rag.evaluation.metrics import mcnemar
+
+    # 6 items only the first got right, 1 only the second: p = 2 * (1 + 7) / 2**7.
+    pairs = [(True, False)] * 6 + [(False, True)] + [(True, True)] * 5
+    test = mcnemar(pairs)
+    assert (test.n, test.only_a, test.only_b) == (12, 6, 1)
+    assert test.p_value == pytest.approx(0.125)
+    assert mcnemar([(True, True), (False, False)]).p_value == 1.0
+
+
+def test_paired_tests_use_only_items_both_systems_finished() -> None:
+    from judged_rag.evaluation.report import paired_tests
+
+    def rec(system: str, item: str, correct: bool, error: str | None = None) -> dict[str, object]:
+        return {
+            "suite": "e2e",
+            "system": system,
+            "item_id": item,
+            "correct": correct,
+            "error": error,
+        }
+
+    records = [
+        rec("judged", "a", True),
+        rec("plain_rag", "a", False),
+        rec("judged", "b", True),
+        rec("plain_rag", "b", True),
+        rec("judged", "c", True),  # plain_rag has not run c yet
+        rec("judged", "d", False),
+        rec("plain_rag", "d", True, error="TimeoutError"),  # a failure is not a result
+    ]
+    (test,) = paired_tests(records, ["judged", "plain_rag"])
+    assert test == {"a": "judged", "b": "plain_rag", "n": 2, "only_a": 1, "only_b": 0, "p": 1.0}

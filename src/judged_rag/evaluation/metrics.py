@@ -311,3 +311,121 @@ def cost_summary(
     means = {key: round(value / n, 3) for key, value in total.items() if key != "seconds"}
     means["seconds"] = round(total["seconds"] / max(len(walls), 1), 3)
     return {"runs": len(rows), "mean": means, "total": total}
+
+
+# --------------------------------------------------------------------------- trust
+
+
+@dataclass(frozen=True)
+class Trust:
+    """How far a system's answers can be trusted, over answerable and no-evidence items.
+
+    Attributes:
+        answered: Items answered (not abstained), of all items.
+        selective_accuracy: Right answers among the answers given; an answer to a
+            no-evidence item counts as wrong.
+        hallucination: No-evidence items answered anyway (a confident answer where
+            abstaining was right).
+        wrong_answers: Answerable items answered wrongly (not abstained, not right).
+    """
+
+    answered: Rate
+    selective_accuracy: Rate
+    hallucination: Rate
+    wrong_answers: Rate
+
+    def as_dict(self) -> dict[str, dict[str, float | int]]:
+        """Plain dictionaries for JSON."""
+        return {name: getattr(self, name).as_dict() for name in self.__dataclass_fields__}
+
+
+def trust(outcomes: Iterable[tuple[bool, bool, bool]]) -> Trust:
+    """Trust rates of `(must_abstain, abstained, correct)` per item.
+
+    For a no-evidence item `correct` is ignored: abstaining is right, answering is a
+    hallucination.
+    """
+    rows = list(outcomes)
+    given = [(m, c) for m, a, c in rows if not a]
+    unanswerable = [a for m, a, _ in rows if m]
+    answerable = [(a, c) for m, a, c in rows if not m]
+    return Trust(
+        answered=rate(len(given), len(rows)),
+        selective_accuracy=rate(sum(1 for m, c in given if c and not m), len(given)),
+        hallucination=rate(sum(1 for a in unanswerable if not a), len(unanswerable)),
+        wrong_answers=rate(sum(1 for a, c in answerable if not a and not c), len(answerable)),
+    )
+
+
+def risk_coverage(
+    scored: Iterable[tuple[float | None, bool, bool]], total: int | None = None
+) -> tuple[list[tuple[float, float]], float | None]:
+    """The risk-coverage curve of answers ranked by confidence, and its area (AURC).
+
+    Args:
+        scored: `(confidence, answered, right)` per item; an item not answered is never
+            covered. Answers without a confidence rank last.
+        total: Items the coverage is a share of (default: all of `scored`).
+
+    Returns:
+        Points `(coverage, risk)` after each answer in order of falling confidence
+        (risk: share of wrong answers among those covered), and the mean risk over the
+        points (lower is better; None without answers). Ties in confidence are covered
+        together, so their order cannot flatter the curve.
+    """
+    rows = list(scored)
+    n = total if total is not None else len(rows)
+    answers = sorted(
+        ((c if c is not None else float("-inf"), right) for c, answered, right in rows if answered),
+        key=lambda a: -a[0],
+    )
+    points: list[tuple[float, float]] = []
+    wrong = 0
+    for index, (confidence, right) in enumerate(answers):
+        wrong += 0 if right else 1
+        last_of_tie = index + 1 == len(answers) or answers[index + 1][0] != confidence
+        if last_of_tie:
+            points.append(((index + 1) / max(n, 1), wrong / (index + 1)))
+    if not points:
+        return [], None
+    # Each answer weighs the same in the area: a tie of m answers counts m times.
+    weights, previous = [], 0.0
+    for coverage, _ in points:
+        weights.append(coverage - previous)
+        previous = coverage
+    area = sum(w * r for w, (_, r) in zip(weights, points, strict=True)) / previous
+    return points, round(area, 4)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """An exact McNemar test between two systems on the same items.
+
+    Attributes:
+        n: Items both systems finished.
+        only_a: Items only the first system got right.
+        only_b: Items only the second system got right.
+        p_value: Two-sided exact binomial p-value of the discordant items.
+    """
+
+    n: int
+    only_a: int
+    only_b: int
+    p_value: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        """A plain dictionary for JSON."""
+        return {"n": self.n, "only_a": self.only_a, "only_b": self.only_b, "p": self.p_value}
+
+
+def mcnemar(pairs: Iterable[tuple[bool, bool]]) -> Paired:
+    """Exact McNemar test of `(a right, b right)` per item (binomial on the discordant)."""
+    rows = list(pairs)
+    only_a = sum(1 for a, b in rows if a and not b)
+    only_b = sum(1 for a, b in rows if b and not a)
+    discordant = only_a + only_b
+    if discordant == 0:
+        return Paired(len(rows), 0, 0, 1.0)
+    tail = sum(math.comb(discordant, i) for i in range(min(only_a, only_b) + 1))
+    p = min(1.0, 2 * tail / 2**discordant)
+    return Paired(len(rows), only_a, only_b, round(p, 4))

@@ -18,12 +18,15 @@ from typing import Any
 from judged_rag.evaluation.metrics import (
     cost_summary,
     gate_scores,
+    mcnemar,
     mean,
     percentiles,
     precision_recall,
     rate,
+    risk_coverage,
     roc_auc,
     threshold_sweep,
+    trust,
 )
 from judged_rag.evaluation.runner import JUDGE_KINDS, RESULTS_FILE, RUN_FILE, read_results
 
@@ -194,6 +197,7 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
                 entry[variant]["leakage"] = rate(
                     sum(1 for r in guarded if r["leakage"]), len(guarded)
                 ).as_dict()
+        entry.update(_trust_summary(ok))
         entry["cost"] = cost_summary(
             (r.get("cost") or {} for r in ok), (float(r.get("wall_seconds", 0.0)) for r in ok)
         )
@@ -208,6 +212,67 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
         )
         out[system] = entry
     return out
+
+
+def _trust_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
+    """Answerable vs no-evidence rates, trust, citation precision and risk-coverage."""
+    answerable = [r for r in ok if not r.get("must_abstain")]
+    abstain = [r for r in ok if r.get("must_abstain")]
+    out: Summary = {
+        "answerable": {
+            "n": len(answerable),
+            "accuracy": rate(sum(1 for r in answerable if r["correct"]), len(answerable)).as_dict(),
+            "abstention": rate(
+                sum(1 for r in answerable if r["abstained"]), len(answerable)
+            ).as_dict(),
+        },
+        "trust": trust(
+            (bool(r.get("must_abstain")), bool(r["abstained"]), bool(r["correct"])) for r in ok
+        ).as_dict(),
+    }
+    if abstain:
+        out["no_evidence"] = {
+            "n": len(abstain),
+            "abstention": rate(sum(1 for r in abstain if r["abstained"]), len(abstain)).as_dict(),
+        }
+    # Citation precision: cited pages that are the item's evidence pages, over the
+    # answers given to answerable items (records that count them).
+    counted = [
+        r for r in answerable if not r["abstained"] and r.get("cited_evidence_count") is not None
+    ]
+    cited = sum(len(r.get("cited_titles") or []) for r in counted)
+    if cited:
+        hits = sum(int(r["cited_evidence_count"]) for r in counted)
+        out["citation_precision"] = rate(hits, cited).as_dict()
+    if any(r.get("confidence") is not None for r in ok):
+        points, area = risk_coverage(
+            (
+                r.get("confidence"),
+                not r["abstained"],
+                bool(r["correct"]) and not r.get("must_abstain"),
+            )
+            for r in ok
+        )
+        out["risk_coverage"] = {"points": points, "aurc": area}
+    return out
+
+
+def paired_tests(records: Sequence[Mapping[str, Any]], systems: Iterable[str]) -> list[Summary]:
+    """Exact McNemar tests of each comparison of `_pairs` on the items both finished.
+
+    An item is right when answered correctly or, for a no-evidence item, abstained from.
+    """
+    right: dict[str, dict[str, bool]] = {}
+    for r in records:
+        if r.get("suite") == "e2e" and not r.get("error"):
+            right.setdefault(str(r["system"]), {})[str(r["item_id"])] = bool(r["correct"])
+    tests: list[Summary] = []
+    for a, b in _pairs(systems):
+        common = sorted(set(right.get(a, {})) & set(right.get(b, {})))
+        if common:
+            test = mcnemar((right[a][i], right[b][i]) for i in common)
+            tests.append({"a": a, "b": b, **test.as_dict()})
+    return tests
 
 
 def _docs_summary(docs: Sequence[Mapping[str, Any]]) -> Summary:
@@ -412,7 +477,11 @@ def summarize(out_dir: Path) -> Summary:
             suites[suite] = summarize_judge(rows)
         elif suite == "e2e":
             data = summarize_e2e(rows)
-            suites[suite] = {"systems": data, "findings": findings(data)}
+            suites[suite] = {
+                "systems": data,
+                "findings": findings(data),
+                "paired": paired_tests(rows, data),
+            }
         elif suite == "injection":
             suites[suite] = summarize_injection(rows, entry)
     return {"run": run, "suites": suites}
@@ -872,8 +941,67 @@ def _e2e_md(data: Summary) -> list[str]:
             "(they carried no similarity score).",
             "",
         ]
+    lines += _trust_md(data)
     if data.get("findings"):
         lines += ["Findings:", "", *(f"- {f}" for f in data["findings"]), ""]
+    return lines
+
+
+def _trust_md(data: Summary) -> list[str]:
+    systems = data["systems"]
+    header = [
+        "system",
+        "answerable: correct",
+        "answerable: abstained",
+        "no evidence: abstained",
+        "hallucination",
+        "selective accuracy",
+        "citation precision",
+        "AURC",
+        "LLM calls/q",
+        "s/q",
+    ]
+    rows = []
+    for s, v in systems.items():
+        t = v.get("trust") or {}
+        rows.append(
+            [
+                s,
+                _pct((v.get("answerable") or {}).get("accuracy")),
+                _pct((v.get("answerable") or {}).get("abstention")),
+                _pct((v.get("no_evidence") or {}).get("abstention")),
+                _pct(t.get("hallucination")),
+                _pct(t.get("selective_accuracy")),
+                _pct(v.get("citation_precision")),
+                _num((v.get("risk_coverage") or {}).get("aurc")),
+                _num(v["cost"]["mean"]["llm_calls"], 1),
+                _num(v["cost"]["mean"]["seconds"], 1),
+            ]
+        )
+    lines = ["Trust (every variant together):", "", *_table(header, rows)]
+    lines.append(
+        "Hallucination: no-evidence items answered anyway. Selective accuracy: right "
+        "answers among the answers given (an answer to a no-evidence item is wrong). "
+        "Citation precision: cited pages that are the item's evidence page, over the "
+        "answers to answerable items. AURC: mean risk along the risk-coverage curve of the "
+        "answers ranked by the judge's score of their cited documents (lower is better; "
+        "systems without a judge score have none)."
+    )
+    lines.append("")
+    paired = data.get("paired") or []
+    if paired:
+        lines += [
+            "Paired (exact McNemar on the items both systems finished; right = correct "
+            "answer, or abstention where no evidence exists):",
+            "",
+            *_table(
+                ["system", "baseline", "items", "only system right", "only baseline right", "p"],
+                [
+                    [p["a"], p["b"], str(p["n"]), str(p["only_a"]), str(p["only_b"]), _num(p["p"])]
+                    for p in paired
+                ],
+            ),
+        ]
     return lines
 
 
@@ -924,6 +1052,40 @@ def plot_e2e(data: Summary, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("Accuracy vs LLM calls")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_risk_coverage(data: Summary, path: Path) -> Path:
+    """Risk against coverage: a curve per judged system, a point per other system."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for system, entry in data["systems"].items():
+        curve = (entry.get("risk_coverage") or {}).get("points")
+        if curve:
+            xs, ys = zip(*curve, strict=True)
+            ax.plot(xs, ys, label=system)
+        else:
+            answered = (entry.get("trust") or {}).get("answered")
+            selective = (entry.get("trust") or {}).get("selective_accuracy")
+            if answered and selective and selective["n"]:
+                ax.scatter([answered["value"]], [1 - selective["value"]], marker="s")
+                ax.annotate(
+                    system,
+                    (answered["value"], 1 - selective["value"]),
+                    textcoords="offset points",
+                    xytext=(4, 3),
+                    fontsize=7,
+                )
+    ax.set_xlabel("coverage (share of questions answered)")
+    ax.set_ylabel("risk (share of answers that are wrong)")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Risk vs coverage")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -988,6 +1150,13 @@ def write_report(out_dir: Path) -> ReportFiles:
                 lambda: plot_e2e(suites["e2e"], out_dir / "e2e_accuracy_vs_calls.png"),
             )
         )
+        if any("risk_coverage" in v for v in suites["e2e"]["systems"].values()):
+            makers.append(
+                (
+                    "e2e_risk_coverage",
+                    lambda: plot_risk_coverage(suites["e2e"], out_dir / "e2e_risk_coverage.png"),
+                )
+            )
     if "gate" in suites:
         gate_rows = [r for r in records if r.get("suite") == "gate"]
         makers.append(

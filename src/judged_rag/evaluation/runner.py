@@ -607,7 +607,8 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
     gate_detail: dict[str, Any] = next(
         (e["detail"] for e in trace if (e["node"], e["event"]) == ("gate", "route")), {}
     )
-    titles = [c["title"] for c in out.get("citations") or []]
+    citations = out.get("citations") or []
+    titles = [c["title"] for c in citations]
     evidence = {normalize_title(t) for t in item.evidence}
     abstained = is_abstention(answer, out.get("abstained"))
     if item.must_abstain:
@@ -640,6 +641,8 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
         "route": out.get("route"),
         "cited_titles": titles,
         "cited_evidence": any(normalize_title(t) in evidence for t in titles),
+        "cited_evidence_count": sum(1 for t in titles if normalize_title(t) in evidence),
+        "confidence": _confidence(trace, {c["doc_id"] for c in citations}),
         "judged_by": dict(judged_by),
         "gate": {k: gate_detail.get(k) for k in ("route", "s_max", "cutoff", "why")},
         "incidents": [
@@ -648,6 +651,27 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
         "cost": out.get("cost") or {},
         "wall_seconds": round(wall, 3),
     }
+
+
+def _confidence(trace: Sequence[Mapping[str, Any]], cited: set[str]) -> float | None:
+    """The judge's highest score among the cited documents (None: no judge scored them).
+
+    It ranks a system's answers for the risk-coverage curve: answering only above a
+    cut-off on it is what a stricter threshold would do. An answer citing nothing that
+    was judged (the model's own knowledge) gets 0.
+    """
+    scores: dict[str, float] = {}
+    for e in trace:
+        if (e["node"], e["event"]) != ("judge", "judged"):
+            continue
+        detail = e["detail"]
+        value = detail.get("judge_score", detail.get("p_highly"))
+        if value is not None:
+            doc = str(detail.get("doc_id"))
+            scores[doc] = max(scores.get(doc, 0.0), float(value))
+    if not scores:
+        return None
+    return round(max((scores.get(d, 0.0) for d in cited), default=0.0), 4)
 
 
 JUDGE_KINDS = ("judge3", "binary")
