@@ -43,6 +43,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "judge": "structured",
         "top_k": 10,
         "max_iterations": 4,
+        "stop_when_stalled": False,
         "sufficiency": "llm",
         "alignment": True,
         "prefilter": False,
@@ -303,6 +304,13 @@ class Configuration:
         ge=1,
         le=10,
         access="ceiling",
+    )
+    stop_when_stalled: bool = _f(
+        True,
+        "End the rewrite loop early when a round's best document scores no higher than "
+        "the best of the rounds before (the rewrite found nothing better); the paper "
+        "preset runs every round.",
+        access="client",
     )
     align_tau: float = _f(
         0.5,

@@ -173,6 +173,9 @@ class State(InputState, OutputState):
     """Every judgment of the run, one per (document, iteration), added by the judge tasks."""
     sufficient: NotRequired[bool]
     """Whether `assess` found the support sufficient (ends the rewrite loop)."""
+    stalled: NotRequired[bool]
+    """Whether the last round found nothing better than the rounds before (ends the
+    rewrite loop when `stop_when_stalled`)."""
     web_results: NotRequired[list[Doc]]
     """K_W: the web-search results, once searched."""
     web_searched: NotRequired[bool]

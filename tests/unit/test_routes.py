@@ -230,12 +230,34 @@ def test_rewrite_loop_stops_at_max_iterations() -> None:
         ),
         retriever=retriever,
     )
-    out = run(parts, max_iterations=3, web_search="none")
+    out = run(parts, max_iterations=3, web_search="none", stop_when_stalled=False)
     assert out["route"]["iterations"] == 3
     assert len(retriever.queries) == 3  # type: ignore[attr-defined]
     assert len(events(out, "rewrite", "queries")) == 2
     assert events(out, "web_search", "skipped")
     assert events(out, "combine", "combined")[0]["detail"]["chosen"] == ["d0", "d1", "d2"]
+
+
+def test_rewrite_loop_stops_when_a_round_finds_nothing_better() -> None:
+    docs = [doc(f"d{i}", f"Unrelated fact number {i}.") for i in range(3)]
+    retriever = scripted_retriever([docs[0]], [docs[1]], [docs[2]])
+    parts = Components(
+        chat_model=generator("Apollo 11 landed in July 1969."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("somewhat_relevant"),
+            rewrite("Apollo eleven"),
+            label("not_relevant"),  # the rewrite found something worse: stop
+            verdict(True, 0.9),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, max_iterations=3, web_search="none")
+    assert out["route"]["iterations"] == 2
+    assert len(retriever.queries) == 2  # type: ignore[attr-defined]
+    first, second = (e["detail"] for e in events(out, "assess", "assessed"))
+    assert first["stalled"] is False and first["best_before"] is None
+    assert second["stalled"] is True and second["best_score"] < second["best_before"]
 
 
 def test_unsupported_answer_is_regenerated_then_abstained() -> None:

@@ -75,9 +75,15 @@ def route_after_assess(
     *,
     run_settings: RunSettings = TRUSTED,
 ) -> Literal["rewrite", "combine"]:
-    """Rewrite while the support is insufficient and the iteration budget allows."""
+    """Rewrite while the support is insufficient and the iteration budget allows.
+
+    With `stop_when_stalled`, also only while the last rewrite found something better
+    than the rounds before it (a stalled loop goes to combine).
+    """
     cfg = _cfg(config, runtime, run_settings)
     if state.get("sufficient") or state.get("budget_exhausted"):
+        return "combine"
+    if cfg.stop_when_stalled and state.get("stalled"):
         return "combine"
     if state.get("iteration", 0) + 1 < cfg.max_iterations:
         return "rewrite"

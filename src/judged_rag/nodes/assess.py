@@ -21,7 +21,25 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
-from judged_rag.state import Cost, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
+
+
+def best_scores(judgments: list[Judgment], iteration: int) -> tuple[float | None, float | None]:
+    """The best document score of round `iteration` and of the rounds before it.
+
+    A document's score is the judge's (`judge_score`) when it gave one, otherwise its
+    composite score, plus one for each label step above Not Relevant, so that a better
+    label always counts as progress. None: no judgment in those rounds.
+    """
+
+    def score(j: Judgment) -> float:
+        own = j.get("judge_score")
+        base = float(own) if own is not None else float(j["composite_score"])
+        return base + {"highly_relevant": 2.0, "somewhat_relevant": 1.0}.get(j["label"], 0.0)
+
+    now = [score(j) for j in judgments if j["iteration"] == iteration]
+    before = [score(j) for j in judgments if j["iteration"] < iteration]
+    return (max(now) if now else None, max(before) if before else None)
 
 
 def assess(
@@ -57,6 +75,8 @@ def assess(
             sufficient = outcome.value.sufficient
             events.extend(outcome.events)
             cost = {**outcome.cost, "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"]}
+    best_now, best_before = best_scores(state.get("judgments") or [], iteration)
+    stalled = not sufficient and best_before is not None and (best_now or 0.0) <= best_before
     events.append(
         event(
             "assess",
@@ -67,6 +87,9 @@ def assess(
             judged_by_llm=llm_judged,
             sufficient=sufficient,
             by=cfg.sufficiency,
+            best_score=best_now,
+            best_before=best_before,
+            stalled=stalled,
         )
     )
     after = {**state, "cost": add_costs(state.get("cost"), cost)}
@@ -75,6 +98,7 @@ def assess(
         events.append(event("assess", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
     return {
         "sufficient": sufficient,
+        "stalled": stalled,
         "pending": [],
         "budget_exhausted": out_of_budget,
         "cost": cost,

@@ -53,6 +53,7 @@ def begin_run(state: Any) -> dict[str, Any]:
         "pending": [],
         "judgments": Overwrite([]),
         "sufficient": False,
+        "stalled": False,
         "web_results": [],
         "web_searched": False,
         "needs_web": False,
