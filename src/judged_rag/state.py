@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal
 
+from pydantic import ConfigDict, with_config
 from typing_extensions import NotRequired, TypedDict
 
 UNKNOWN = "Unknown"
@@ -125,22 +126,30 @@ def zero_cost() -> Cost:
     return Cost(llm_calls=0, input_tokens=0, output_tokens=0, llm_rounds=0, seconds=0.0)
 
 
+# The attribute docstrings of the input and output become descriptions in their JSON
+# schemas, which the LangGraph server shows its clients (Studio, MCP tools, A2A cards).
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class InputState(TypedDict):
-    """What a caller gives."""
+    """A question for judged-rag, and its answer options if it is multiple-choice."""
 
     question: str
+    """The question, self-contained (judged-rag sees no conversation)."""
     options: NotRequired[list[str] | None]
     """Answer options; when given, the task is closed-ended (choose one)."""
     task_type: NotRequired[TaskType | None]
     """Override the task type; inferred from `options` when absent."""
 
 
+@with_config(ConfigDict(use_attribute_docstrings=True))
 class OutputState(TypedDict):
     """What a caller gets."""
 
     answer: NotRequired[str]
+    """The answer, citing its sources as [1], [2]; "Unknown" when the run abstained."""
     citations: NotRequired[list[Citation]]
+    """The numbered sources the answer cites."""
     abstained: NotRequired[bool]
+    """Whether no trustworthy answer was found (the answer is then "Unknown")."""
     reason: NotRequired[str | None]
     """Reason code when the run abstained (or degraded), e.g. `no_trusted_source`."""
     basis: NotRequired[Basis]

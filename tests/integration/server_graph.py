@@ -24,6 +24,7 @@ from tests.fakes import (
     fresh_documents,
     keywords,
     label,
+    letter,
     rewrite,
     sufficient,
     verdict,
@@ -86,3 +87,24 @@ served_graph = build_graph(
     fake_components(), retry_interval=0, settings=OPERATOR_SETTINGS, remote=True
 )
 """The same fakes behind the lock a served graph has: clients are remote."""
+
+
+def make_abstaining_components() -> Components:
+    """Fakes that find nothing, on the web either, with a model that does not know."""
+    parts = fake_components()
+    parts.judge_model.knows = letter("B", A=0.1, B=0.9)  # type: ignore[union-attr]
+    parts.retriever = RunnableLambda(lambda query: [])  # type: ignore[assignment]
+    parts.web_search = RunnableLambda(lambda query: [])  # type: ignore[assignment]
+    return parts
+
+
+ABSTAINING_NAME = "judged_rag_unknown"
+
+abstaining_graph = build_graph(
+    make_abstaining_components(),
+    retry_interval=0,
+    settings=OPERATOR_SETTINGS,
+    remote=True,
+    name=ABSTAINING_NAME,
+)
+"""The locked graph on fakes that abstain: nothing is found and the model does not know."""

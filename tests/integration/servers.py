@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,3 +125,39 @@ def tail(log: Path, lines: int = 40) -> str:
 
 
 PYTHON = sys.executable
+LANGGRAPH = str(Path(sys.executable).parent / "langgraph")
+
+
+class Server:
+    """A `langgraph dev` server started by a test, and its client."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
+        self.proc, self.port, self.log = proc, port, log
+        self.url = f"http://127.0.0.1:{port}"
+
+    def client(self) -> SyncLangGraphClient:
+        return get_sync_client(url=self.url, api_key=None, timeout=60)
+
+
+def start_dev_server(config: Path, cwd: Path, log: Path) -> Server:
+    """`langgraph dev` on a free loopback port; the log lives outside the project folder."""
+    port = free_port()
+    cmd = [LANGGRAPH, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
+    cmd += ["--port", str(port), "--config", str(config)]
+    proc = start(cmd, cwd=cwd, log=log, env=env_with_repo_on_path())
+    server = Server(proc, port, log)
+    try:
+        wait_ready(proc, f"{server.url}/ok", log=log)
+        # The server moves to another port when its own is taken: make sure it is ours.
+        ports = {int(p) for p in re.findall(r"API: \S*?127\.0\.0\.1:(\d+)", tail(log, 200))}
+        assert ports == {port}, f"server announced {ports}, expected {port}"
+    except BaseException:
+        stop(proc)
+        raise
+    return server
+
+
+def stop_and_check(server: Server) -> None:
+    stop(server.proc)
+    assert server.proc.returncode is not None
+    assert not listening(server.port)

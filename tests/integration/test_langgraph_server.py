@@ -7,33 +7,19 @@ and need no model; another starts on the repository's own `langgraph.json`.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
 from tests.integration import server_graph
-from tests.integration.servers import (
-    ROOT,
-    env_with_repo_on_path,
-    free_port,
-    listening,
-    start,
-    stop,
-    tail,
-    wait_ready,
-)
+from tests.integration.servers import ROOT, Server, start_dev_server, stop_and_check
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
-LANGGRAPH = str(Path(sys.executable).parent / "langgraph")
 QUESTION = {"question": "What is the capital of France?"}
 NODES = [
     "start",
@@ -51,39 +37,6 @@ NODES = [
 ]
 
 
-class Server:
-    def __init__(self, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
-        self.proc, self.port, self.log = proc, port, log
-        self.url = f"http://127.0.0.1:{port}"
-
-    def client(self) -> SyncLangGraphClient:
-        return get_sync_client(url=self.url, api_key=None, timeout=60)
-
-
-def start_dev_server(config: Path, cwd: Path, log: Path) -> Server:
-    """`langgraph dev` on a free loopback port; the log lives outside the project folder."""
-    port = free_port()
-    cmd = [LANGGRAPH, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
-    cmd += ["--port", str(port), "--config", str(config)]
-    proc = start(cmd, cwd=cwd, log=log, env=env_with_repo_on_path())
-    server = Server(proc, port, log)
-    try:
-        wait_ready(proc, f"{server.url}/ok", log=log)
-        # The server moves to another port when its own is taken: make sure it is ours.
-        ports = {int(p) for p in re.findall(r"API: \S*?127\.0\.0\.1:(\d+)", tail(log, 200))}
-        assert ports == {port}, f"server announced {ports}, expected {port}"
-    except BaseException:
-        stop(proc)
-        raise
-    return server
-
-
-def stop_and_check(server: Server) -> None:
-    stop(server.proc)
-    assert server.proc.returncode is not None
-    assert not listening(server.port)
-
-
 def test_repository_langgraph_json_loads(tmp_path: Path) -> None:
     # The in-memory runtime writes `.langgraph_api/` into its working directory, and graph
     # paths in langgraph.json are relative to it: run from a scratch folder that mirrors
@@ -96,6 +49,8 @@ def test_repository_langgraph_json_loads(tmp_path: Path) -> None:
         client = server.client()
         assistants = client.assistants.search(graph_id="judged_rag")
         assert [a["graph_id"] for a in assistants] == ["judged_rag"]
+        described = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+        assert assistants[0]["description"] == described["graphs"]["judged_rag"]["description"]
         schemas: dict[str, Any] = dict(client.assistants.get_schemas(assistants[0]["assistant_id"]))
         assert "question" in schemas["input_schema"]["properties"]
         assert "max_knowledge" in schemas["context_schema"]["properties"]
