@@ -19,7 +19,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-SUITE_CHOICES = ("retrieval", "gate", "judge", "e2e", "injection")
+SUITE_CHOICES = ("retrieval", "gate", "judge", "e2e", "injection", "noise")
 
 
 def parse_settings(pairs: Sequence[str]) -> dict[str, str]:
@@ -94,6 +94,10 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         "no_retrieval runs)",
     )
     p.add_argument("--index", help="index directory of your documents (with --data)")
+    p.add_argument(
+        "--contexts",
+        help="noise suite: the contexts file (default: contexts.jsonl beside --data)",
+    )
     p.add_argument("--model", help="chat model for every system, e.g. local:qwen2.5-coder-1.5b")
     p.add_argument(
         "--preset", choices=list(PRESETS), default="default", help="the run's named settings"
@@ -241,6 +245,7 @@ def options_from_args(args: argparse.Namespace) -> Any:
         kb_description=args.kb_description,
         pseudo_queries=args.pseudo_queries,
         data=data,
+        contexts=Path(args.contexts).expanduser() if args.contexts else None,
         progress=not args.no_progress,
         retry_errors=args.retry_errors,
         command="judged-rag " + shlex.join(sys.argv[1:]) if sys.argv else "",

@@ -257,14 +257,42 @@ def _trust_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
     return out
 
 
-def paired_tests(records: Sequence[Mapping[str, Any]], systems: Iterable[str]) -> list[Summary]:
+def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
+    """Per system: accuracy and abstention at each noise setting, trust, cost."""
+    out: Summary = {}
+    for system, rows in _by_system(records).items():
+        ok = _ok(rows)
+        settings: Summary = {}
+        for setting in sorted({str(r.get("setting")) for r in ok}):
+            part = [r for r in ok if str(r.get("setting")) == setting]
+            settings[setting] = {
+                "n": len(part),
+                "noise": part[0].get("noise"),
+                "must_abstain": all(r.get("must_abstain") for r in part),
+                "accuracy": rate(sum(1 for r in part if r["correct"]), len(part)).as_dict(),
+                "abstention": rate(sum(1 for r in part if r["abstained"]), len(part)).as_dict(),
+            }
+        out[system] = {
+            "errors": len(rows) - len(ok),
+            "settings": settings,
+            **_trust_summary(ok),
+            "cost": cost_summary(
+                (r.get("cost") or {} for r in ok), (float(r.get("wall_seconds", 0.0)) for r in ok)
+            ),
+        }
+    return out
+
+
+def paired_tests(
+    records: Sequence[Mapping[str, Any]], systems: Iterable[str], suite: str = "e2e"
+) -> list[Summary]:
     """Exact McNemar tests of each comparison of `_pairs` on the items both finished.
 
     An item is right when answered correctly or, for a no-evidence item, abstained from.
     """
     right: dict[str, dict[str, bool]] = {}
     for r in records:
-        if r.get("suite") == "e2e" and not r.get("error"):
+        if r.get("suite") == suite and not r.get("error"):
             right.setdefault(str(r["system"]), {})[str(r["item_id"])] = bool(r["correct"])
     tests: list[Summary] = []
     for a, b in _pairs(systems):
@@ -484,6 +512,9 @@ def summarize(out_dir: Path) -> Summary:
             }
         elif suite == "injection":
             suites[suite] = summarize_injection(rows, entry)
+        elif suite == "noise":
+            data = summarize_noise(rows)
+            suites[suite] = {"systems": data, "paired": paired_tests(rows, data, "noise")}
     return {"run": run, "suites": suites}
 
 
@@ -564,6 +595,8 @@ def render_markdown(summary: Summary, plots: Mapping[str, Path]) -> str:
             lines += _web_note(entry)
         elif suite == "injection":
             lines += _injection_md(data, entry)
+        elif suite == "noise":
+            lines += _noise_md(data)
         for name, path in plots.items():
             if name.startswith(suite):
                 lines += [f"![{name}]({path.name})", ""]
@@ -947,6 +980,35 @@ def _e2e_md(data: Summary) -> list[str]:
     return lines
 
 
+def _noise_md(data: Summary) -> list[str]:
+    systems = data["systems"]
+    settings = sorted({k for v in systems.values() for k in v["settings"]})
+    header = ["system"]
+    for setting in settings:
+        header += [f"{setting}: correct", f"{setting}: abstained"]
+    header += ["LLM calls/q", "s/q", "errors"]
+    rows = []
+    for s, v in systems.items():
+        row = [s]
+        for setting in settings:
+            part = v["settings"].get(setting) or {}
+            row += [_pct(part.get("accuracy")), _pct(part.get("abstention"))]
+        mean_cost = v["cost"]["mean"]
+        row += [_num(mean_cost["llm_calls"], 1), _num(mean_cost["seconds"], 1), str(v["errors"])]
+        rows.append(row)
+    lines = [
+        "Every system answers from the same fixed context per question and setting: "
+        "noise-r holds the evidence page and distractors making up the share r of the "
+        "documents; noise-1.0 holds distractors only, so abstaining is right (its "
+        "'correct' is the abstention). Gate, web search and rewriting are off for every "
+        "system (the context is fixed).",
+        "",
+        *_table(header, rows),
+        "",
+    ]
+    return lines + _trust_md(data)
+
+
 def _trust_md(data: Summary) -> list[str]:
     systems = data["systems"]
     header = [
@@ -1092,6 +1154,38 @@ def plot_risk_coverage(data: Summary, path: Path) -> Path:
     return path
 
 
+def plot_noise(data: Summary, path: Path) -> Path:
+    """Accuracy (answerable settings) and abstention against the noise ratio."""
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
+    for system, entry in data["systems"].items():
+        points = sorted(
+            (float(v["noise"]), v) for v in entry["settings"].values() if v.get("noise") is not None
+        )
+        if not points:
+            continue
+        answerable = [(x, v["accuracy"]["value"]) for x, v in points if not v["must_abstain"]]
+        if answerable:
+            left.plot(*zip(*answerable, strict=True), marker="o", label=system)
+        right.plot(
+            [x for x, _ in points],
+            [v["abstention"]["value"] for _, v in points],
+            marker="o",
+            label=system,
+        )
+    left.set_title("Correct answers (evidence in the context)")
+    right.set_title("Abstentions (right only at 1.0)")
+    for ax in (left, right):
+        ax.set_xlabel("noise ratio (share of distractors)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_gate(records: Sequence[Mapping[str, Any]], cutoff: float | None, path: Path) -> Path:
     """Histograms of s_max for in-domain and out-of-domain questions, with the cut-off."""
     plt = _pyplot()
@@ -1157,6 +1251,10 @@ def write_report(out_dir: Path) -> ReportFiles:
                     lambda: plot_risk_coverage(suites["e2e"], out_dir / "e2e_risk_coverage.png"),
                 )
             )
+    if "noise" in suites:
+        makers.append(
+            ("noise_curve", lambda: plot_noise(suites["noise"], out_dir / "noise_curve.png"))
+        )
     if "gate" in suites:
         gate_rows = [r for r in records if r.get("suite") == "gate"]
         makers.append(

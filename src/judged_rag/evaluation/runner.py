@@ -80,6 +80,13 @@ from judged_rag.evaluation.metrics import (
     percentiles,
     strip_citations,
 )
+from judged_rag.evaluation.noise import (
+    NOISE_PINNED,
+    ContextRetriever,
+    context_documents,
+    default_contexts_path,
+    load_noise_items,
+)
 from judged_rag.evaluation.systems import SuiteName, System, configure, parse_system_names
 from judged_rag.graph.builder import Graph
 from judged_rag.nodes.gate import decide_route
@@ -116,6 +123,8 @@ class EvalOptions:
         pseudo_queries: Chunks sampled for the gate's distribution when the gate suite's
             index is built.
         data: A user JSON-lines data set instead of FanOutQA.
+        contexts: The noise suite's contexts file (default: ``contexts.jsonl`` beside
+            `data`).
         progress: Show a progress bar on stderr.
         retry_errors: Run again the questions whose earlier attempt raised an error.
         retry_interval: Seconds before an LLM node's first retry (0 in tests).
@@ -135,6 +144,7 @@ class EvalOptions:
     kb_description: str | None = None
     pseudo_queries: int = 200
     data: Path | None = None
+    contexts: Path | None = None
     progress: bool = True
     retry_errors: bool = False
     retry_interval: float = 0.5
@@ -176,7 +186,16 @@ def load_items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
     The variants take turns (`interleave`), so a run stopped early has about as many
     questions of each.
     """
-    if options.data is not None:
+    if options.suite == "noise":
+        if options.data is None:
+            raise ValueError(
+                "the noise suite needs --data (a data set with its contexts.jsonl, "
+                "e.g. from `judged-rag eval-data build`)"
+            )
+        items = load_noise_items(options.data, options.contexts)
+        counts = {"noise_items": len(items)}
+        groups = _group(items)
+    elif options.data is not None:
         items = require(load_user_items(options.data), options.suite)
         counts = {"user_items": len(items)}
         groups = _group(items)
@@ -210,7 +229,7 @@ def interleave(groups: Mapping[str, Sequence[EvalItem]]) -> list[EvalItem]:
 def _group(items: Iterable[EvalItem]) -> dict[str, list[EvalItem]]:
     groups: dict[str, list[EvalItem]] = {}
     for item in items:
-        groups.setdefault(item.variant, []).append(item)
+        groups.setdefault(str(item.extra.get("question_variant", item.variant)), []).append(item)
     return groups
 
 
@@ -265,6 +284,11 @@ def _fingerprint(options: EvalOptions) -> dict[str, Any]:
     if options.data is not None:
         digest = hashlib.sha256(options.data.read_bytes()).hexdigest()
         data = {"name": options.data.name, "sha256": digest}
+    if options.suite == "noise" and options.data is not None:
+        path = options.contexts or default_contexts_path(options.data)
+        if path.is_file():
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            data = {**(data or {}), "contexts": {"name": path.name, "sha256": digest}}
     fingerprint: dict[str, Any] = {
         "seed": options.seed,
         "settings": {k: str(v) for k, v in sorted(options.settings.items())},
@@ -762,12 +786,27 @@ def _injection_answered(
     }
 
 
+def _noise_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
+    """The system's graph run on the item's fixed context (`noise.NOISE_PINNED` pinned)."""
+    cfg = Configuration.from_mapping({**vars(system.config), **NOISE_PINNED}, strict=True)
+    base = ctx.components
+    retriever = ContextRetriever(documents=context_documents(item), embeddings=base.embedder(cfg))
+    # A copy that shares the models, their caches and the judge slots.
+    parts = replace(base, retriever=retriever, gate_index=None, web_search=None)
+    graph = _compile(system.spec.kind, parts, ctx.options.retry_interval)
+    started = time.perf_counter()
+    out: dict[str, Any] = graph.invoke(item.inputs(), context=cfg)
+    record = _answer_record(item, out, time.perf_counter() - started)
+    return {**record, "setting": item.extra.get("setting"), "noise": item.extra.get("noise")}
+
+
 _TASKS: dict[str, Callable[[_Context, System, EvalItem], dict[str, Any]]] = {
     "retrieval": _retrieval_task,
     "gate": _gate_task,
     "judge": _judge_task,
     "e2e": _e2e_task,
     "injection": _injection_task,
+    "noise": _noise_task,
 }
 
 
@@ -792,6 +831,12 @@ def default_components(
 
     parts = Components()
     if systems and all(s.spec.kind == "no_retrieval" for s in systems):
+        return parts
+    if options.suite == "noise":
+        # Every system reads the items' fixed contexts; only the embeddings are shared.
+        from judged_rag.indexing.embeddings import local_embeddings
+
+        parts.embeddings = local_embeddings()
         return parts
     if options.data is not None:
         if not base.index_dir:
@@ -988,14 +1033,21 @@ def _drain(finished: Iterable[Future[dict[str, Any]]], bar: Any) -> int:
 
 
 def _limit(items: list[EvalItem], options: EvalOptions) -> list[EvalItem]:
-    """The first `limit` items of each variant (of `variants` when given), order kept."""
-    taken: Counter[str] = Counter()
+    """The first `limit` questions of each variant (of `variants` when given), order kept.
+
+    An item made from a question (the noise suite's question x setting) counts as its
+    question and has the question's variant.
+    """
+    taken: dict[str, set[str]] = {}
     out: list[EvalItem] = []
     for item in items:
-        if options.variants and item.variant not in options.variants:
+        variant = str(item.extra.get("question_variant", item.variant))
+        question = str(item.extra.get("question_id", item.id))
+        if options.variants and variant not in options.variants:
             continue
-        if options.limit is not None and taken[item.variant] >= options.limit:
+        seen = taken.setdefault(variant, set())
+        if options.limit is not None and question not in seen and len(seen) >= options.limit:
             continue
-        taken[item.variant] += 1
+        seen.add(question)
         out.append(item)
     return out

@@ -35,8 +35,8 @@ from typing import Any, Literal
 
 from judged_rag.configuration import PRESETS, Configuration
 
-SuiteName = Literal["retrieval", "gate", "judge", "e2e", "injection"]
-SUITES: tuple[SuiteName, ...] = ("retrieval", "gate", "judge", "e2e", "injection")
+SuiteName = Literal["retrieval", "gate", "judge", "e2e", "injection", "noise"]
+SUITES: tuple[SuiteName, ...] = ("retrieval", "gate", "judge", "e2e", "injection", "noise")
 Kind = Literal[
     "judged",
     "no_retrieval",
@@ -199,23 +199,37 @@ SYSTEMS: dict[str, SystemSpec] = {
             "e2e",
             "plain_rag",
             "retrieve, then generate from every retrieved document (no judging, no verify)",
-            also=("injection",),
+            also=("injection", "noise"),
         ),
         _spec(
             "crag",
             "e2e",
             "crag",
             "CRAG as in LangGraph's tutorial: binary grader, web search if any irrelevant",
+            also=("noise",),
         ),
-        _spec("judged", "e2e", "judged", "judged-rag with the run's preset", also=("injection",)),
-        _spec("judged_paper", "e2e", "judged", "judged-rag, 'paper' preset", preset="paper"),
+        _spec(
+            "judged",
+            "e2e",
+            "judged",
+            "judged-rag with the run's preset",
+            also=("injection", "noise"),
+        ),
+        _spec(
+            "judged_paper",
+            "e2e",
+            "judged",
+            "judged-rag, 'paper' preset",
+            preset="paper",
+            also=("noise",),
+        ),
         _spec(
             "judged_fast",
             "e2e",
             "judged",
             "judged-rag, 'fast' preset (run's model)",
             preset="fast",
-            also=("injection",),
+            also=("injection", "noise"),
         ),
         _spec("no_gate", "e2e", "judged", "judged, gate off", overrides={"gate": False}),
         _spec(
@@ -224,6 +238,7 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judged",
             "judged, every retrieved document accepted without an LLM judge",
             overrides=NO_JUDGE,
+            also=("noise",),
         ),
         _spec(
             "no_combination",
@@ -231,6 +246,7 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judged",
             f"judged, one fixed strategy {NO_COMBINATION} (no task-adaptive combination)",
             overrides={"open_strategy": NO_COMBINATION, "closed_strategy": NO_COMBINATION},
+            also=("noise",),
         ),
         _spec(
             "no_rewrite",
@@ -239,7 +255,14 @@ SYSTEMS: dict[str, SystemSpec] = {
             "judged, no rewrite loop (max_iterations 1)",
             overrides={"max_iterations": 1},
         ),
-        _spec("no_verify", "e2e", "judged", "judged, no verification", overrides={"verify": False}),
+        _spec(
+            "no_verify",
+            "e2e",
+            "judged",
+            "judged, no verification",
+            overrides={"verify": False},
+            also=("noise",),
+        ),
     )
 }
 
