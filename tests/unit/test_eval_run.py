@@ -384,6 +384,13 @@ def test_gate_suite_reports_scores_and_distributions(tmp_path: Path) -> None:
     assert data["distributions"]["in_domain_s_max"]["p50"] == pytest.approx(1.0, abs=1e-4)
     assert "CAG's Table I" in files.markdown.read_text()
     assert (tmp_path / "gate_scores.png").read_bytes()[:4] == b"\x89PNG"
+    sweep = data["cutoff_sweep"]
+    n = data["systems"]["cag_gate"]["n"]
+    assert [row["cutoff"] for row in sweep] == [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65]
+    assert all(row["accuracy"]["n"] == n for row in sweep)
+    # In-domain questions (s_max near 1) are retrieved at every cut-off.
+    assert all(row["in_domain_recall"]["value"] == 1.0 for row in sweep)
+    assert "Other cut-offs on the same questions" in files.markdown.read_text()
 
 
 # --------------------------------------------------------------------------- command line
