@@ -98,3 +98,40 @@ def test_cap_shares_places_between_knowledge_base_and_web() -> None:
     assert ids(cap(kb, 2)) == ["s0", "s1"]  # one origin: the first ones
     assert ids(cap(web, 2)) == ["w0", "w1"]
     assert ids(cap(kb[:1] + web, 3)) == ["s0", "w0", "w1"]
+
+
+def test_labelled_sets_rank_by_the_judges_score_then_the_composite() -> None:
+    from judged_rag.core.judgments import labelled_sets
+
+    def judgment(doc_id: str, composite: float, judge: float | None) -> dict[str, Any]:
+        j: dict[str, Any] = {
+            "doc_id": doc_id,
+            "label": "somewhat_relevant",
+            "reason": "",
+            "evidence": "",
+            "aligned_components": [],
+            "alignment": "unchecked",
+            "alignment_ratio": 0.0,
+            "composite_score": composite,
+            "by": "llm",
+            "iteration": 0,
+        }
+        if judge is not None:
+            j["judge_score"] = judge
+        return j
+
+    # The answer-bearing page has the lowest cosine but the judge's best score: first.
+    state: Any = {
+        "documents": [{"id": d} for d in ("close", "evidence", "tie_a", "tie_b")],
+        "judgments": [
+            judgment("close", 0.75, 0.61),
+            judgment("evidence", 0.55, 0.72),
+            judgment("tie_a", 0.40, 0.50),
+            judgment("tie_b", 0.45, 0.50),
+        ],
+    }
+    assert ids(labelled_sets(state)["somewhat_relevant"]) == ["evidence", "close", "tie_b", "tie_a"]
+    # Without judge scores (the structured judge), the composite score decides.
+    for j in state["judgments"]:
+        j.pop("judge_score")
+    assert ids(labelled_sets(state)["somewhat_relevant"]) == ["close", "evidence", "tie_b", "tie_a"]

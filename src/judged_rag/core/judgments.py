@@ -29,13 +29,26 @@ def labelled(state: State, label: str) -> list[Doc]:
 
 
 def labelled_sets(state: State) -> dict[str, list[Doc]]:
-    """Every label's documents, best composite score first (one join for all three)."""
+    """Every label's documents, best first (one join for all three).
+
+    Best: the judge's own score (`judge_score`: its probability that the document states
+    the answer, with the cosine mixed in) where it gave one, so that a document the
+    judge found the answer in leads its set even when its label fell just under the
+    threshold; SRA's composite score otherwise, and to break ties.
+    """
     judged = latest_judgments(state)
     sets: dict[str, list[Doc]] = {label: [] for label in LABELS}
     for doc in state.get("documents") or []:
         judgment = judged.get(doc["id"])
         if judgment is not None:
             sets[judgment["label"]].append(doc)
+
+    def rank(doc: Doc) -> tuple[float, float]:
+        judgment = judged[doc["id"]]
+        own = judgment.get("judge_score")
+        composite = float(judgment["composite_score"])
+        return (-(float(own) if own is not None else composite), -composite)
+
     for docs in sets.values():
-        docs.sort(key=lambda d: -judged[d["id"]]["composite_score"])
+        docs.sort(key=rank)
     return sets

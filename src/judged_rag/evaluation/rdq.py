@@ -98,6 +98,7 @@ import numpy as np
 import numpy.typing as npt
 
 from judged_rag.components.web_search import WikiArticle, wikipedia_url
+from judged_rag.evaluation.contexts import CONTEXTS_FILE, Context, ContextDoc, Role
 from judged_rag.evaluation.data import (
     EvalItem,
     Kind,
@@ -135,7 +136,6 @@ CANDIDATES = 30
 SHIPPED_IDS = Path(__file__).with_name("rdq_ids.json")
 SELECTION_FILE = "retrieval_dependent.json"
 QUESTIONS_FILE = "questions.jsonl"
-CONTEXTS_FILE = "contexts.jsonl"
 EVAL_DATA_FILE = "eval-data.jsonl"
 HEADLINE_DATA_FILE = "eval-data-rdq.jsonl"
 """The headline set in the `--data` format: the shipped retrieval-dependent rows (open and
@@ -154,7 +154,6 @@ LICENSE = (
 Transformation = Literal["natural", "renamed", "fictional"]
 Relation = Literal["birth_year", "death_year", "fanoutqa"]
 NoEvidence = Literal["alive_in_corpus", "unknown_name"]
-Role = Literal["evidence", "distractor", "conflict"]
 
 _LIFESPAN = re.compile(r"^(?P<head>[^()\d]+?) \((?P<birth>\d{4})[–-](?P<death>\d{4})\)$")
 _LIVING = re.compile(r"^(?P<head>[^()\d]+?) \(born (?P<birth>\d{4})\)$")
@@ -629,60 +628,6 @@ def derive_question_set(
 
 
 # --------------------------------------------------------------------------- contexts
-
-
-@dataclass(frozen=True)
-class ContextDoc:
-    """One document of a context.
-
-    Attributes:
-        id: The page id (``~conflict`` for a constructed conflicting copy).
-        title: Its title.
-        text: What the model reads.
-        role: "evidence", "distractor" or "conflict".
-    """
-
-    id: str
-    title: str
-    text: str
-    role: Role
-
-
-@dataclass(frozen=True)
-class Context:
-    """The documents a row is answered from at one noise setting.
-
-    Attributes:
-        item_id: The open row (its multiple-choice variant uses the same contexts).
-        setting: ``noise-0.0`` ... ``noise-1.0`` or ``conflict``.
-        noise: Share of distractors among the documents; None for ``conflict``.
-        docs: The documents, in a seeded order.
-        has_evidence: Whether a document states the gold answer (else abstain).
-        constructed_conflict: The context holds a copy of the evidence with the answer
-            changed (made by this builder, not found in the data).
-        conflict_answer: The year the conflicting copy states.
-    """
-
-    item_id: str
-    setting: str
-    noise: float | None
-    docs: tuple[ContextDoc, ...]
-    has_evidence: bool
-    constructed_conflict: bool = False
-    conflict_answer: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON."""
-        data = asdict(self)
-        data["docs"] = [asdict(d) for d in self.docs]
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Context:
-        """Read a context written by `to_json`."""
-        values = dict(data)
-        values["docs"] = tuple(ContextDoc(**d) for d in values["docs"])
-        return cls(**values)
 
 
 def _terms(text: str) -> list[str]:

@@ -1,0 +1,69 @@
+"""Fixed contexts: the documents a question is answered from at one noise setting.
+
+`judged-rag eval-data build` writes them (``contexts.jsonl``, see `rdq`) and the noise
+suite reads them (`noise`); this module holds only their shape, so that neither has to
+import the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+CONTEXTS_FILE = "contexts.jsonl"
+Role = Literal["evidence", "distractor", "conflict"]
+
+
+@dataclass(frozen=True)
+class ContextDoc:
+    """One document of a context.
+
+    Attributes:
+        id: The page id (``~conflict`` for a constructed conflicting copy).
+        title: Its title.
+        text: What the model reads.
+        role: "evidence", "distractor" or "conflict".
+    """
+
+    id: str
+    title: str
+    text: str
+    role: Role
+
+
+@dataclass(frozen=True)
+class Context:
+    """The documents a row is answered from at one noise setting.
+
+    Attributes:
+        item_id: The open row (its multiple-choice variant uses the same contexts).
+        setting: ``noise-0.0`` ... ``noise-1.0`` or ``conflict``.
+        noise: Share of distractors among the documents; None for ``conflict``.
+        docs: The documents, in a seeded order.
+        has_evidence: Whether a document states the gold answer (else abstain).
+        constructed_conflict: The context holds a copy of the evidence with the answer
+            changed (made by this builder, not found in the data).
+        conflict_answer: The year the conflicting copy states.
+    """
+
+    item_id: str
+    setting: str
+    noise: float | None
+    docs: tuple[ContextDoc, ...]
+    has_evidence: bool
+    constructed_conflict: bool = False
+    conflict_answer: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON."""
+        data = asdict(self)
+        data["docs"] = [asdict(d) for d in self.docs]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Context:
+        """Read a context written by `to_json`."""
+        values = dict(data)
+        values["docs"] = tuple(ContextDoc(**d) for d in values["docs"])
+        return cls(**values)
