@@ -231,6 +231,13 @@ class Configuration:
         le=1.0,
         access="client",
     )
+    subject_check: bool = _f(
+        True,
+        "Extracting judge: a quote is evidence only from a document that names at least "
+        "half of the names the question asks about (its capitalised words); off: any "
+        "quote found in the document counts.",
+        access="client",
+    )
     judge_similarity_weight: float = _f(
         0.5,
         "Letter and extract judges: weight of the retriever's cosine in the judge's score "

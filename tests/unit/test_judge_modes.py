@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
-from judged_rag.core.quotes import grounded
+from judged_rag.core.quotes import grounded, subject_coverage, subject_terms
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
 from tests.fakes import (
@@ -30,10 +30,10 @@ SATURN = doc("saturn", "Saturn V was the rocket of the Apollo programme.")
 QUESTION = "When did Apollo 11 land on the Moon?"
 
 
-def run(parts: Components, **settings: Any) -> dict[str, Any]:
+def run(parts: Components, question: str = QUESTION, **settings: Any) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
     config = {"max_concurrency": 1, "configurable": {"gate": False, **settings}}
-    return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
+    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
 
 
 def judged(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -227,6 +227,52 @@ def test_a_quote_counts_only_when_it_is_in_the_document() -> None:
     assert not grounded("19", text)  # a whole word, not part of "1969"
     assert not grounded("21 July 1969", text)
     assert not grounded("", text) and not grounded("...", text)
+
+
+def test_the_names_a_question_asks_about() -> None:
+    assert subject_terms("In what year did Vosk Tarren die?") == ["vosk", "tarren"]
+    assert subject_terms("Vosk Tarren was born when?") == ["vosk", "tarren"]
+    assert subject_terms("When did Apollo 11 land on the Moon?") == ["apollo", "moon"]
+    assert subject_terms("In which state was Lyndon B. Johnson born?") == ["lyndon", "b", "johnson"]
+    assert subject_terms("find the largest continent") == []
+    assert subject_coverage("find the largest continent", "anything") is None
+    assert subject_coverage("When did Vosk Tarren die?", "VOSK TARREN (1890–1950)") == 1.0
+    assert subject_coverage("When did Vosk Tarren die?", "Tarrenson and Vosken") == 0.0
+    assert subject_coverage("When did Vosk Tarren die?", "Lufen Tarren", "Title") == 0.5
+
+
+def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
+    question = "In what year did Vosk Tarren die?"
+    own = doc("own", "Vosk Tarren (1890–1950) was a poet.", similarity=0.5)
+    other = doc("other", "Lufen Neineri (1880–1959) was a painter.", similarity=0.6)
+    parts = Components(
+        chat_model=generator("Vosk Tarren died in 1950 [1]."),
+        judge_model=judge_model(
+            quote("1950", **{"195": 0.95, "NONE": 0.05}),
+            quote("1959", **{"195": 0.95, "NONE": 0.05}),  # the distractor's year
+            verdict(),
+        ),
+        retriever=scripted_retriever([own, other]),
+    )
+    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
+    labels = judged(out)
+    assert labels["own"]["label"] == "highly_relevant" and labels["own"]["evidence"] == "1950"
+    assert labels["other"]["label"] == "somewhat_relevant"
+    assert labels["other"]["p_highly"] == 0.0 and labels["other"]["evidence"] == ""
+    # Off, any quote found in the document counts again (0.5 * 0.95 + 0.5 * 0.6).
+    parts = Components(
+        chat_model=generator("Vosk Tarren died in 1950 [1]."),
+        judge_model=judge_model(
+            quote("1950", **{"195": 0.95, "NONE": 0.05}),
+            quote("1959", **{"195": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([own, other]),
+    )
+    out = run(
+        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=False
+    )
+    assert judged(out)["other"]["label"] == "highly_relevant"
 
 
 def test_reading_an_extraction() -> None:

@@ -27,13 +27,13 @@ from langgraph.runtime import Runtime
 from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.documents import fence
-from judged_rag.core.quotes import grounded
+from judged_rag.core.quotes import grounded, subject_coverage
 from judged_rag.core.scores import composite_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceJudgment
-from judged_rag.state import Alignment, Cost, JudgeTask, Judgment, Label, zero_cost
+from judged_rag.state import Alignment, Cost, Doc, JudgeTask, Judgment, Label, zero_cost
 
 FALLBACK = RelevanceJudgment(label="somewhat_relevant", reason="unreadable judgment; safe default")
 """Recorded when no judgment could be read: kept as background, never as evidence."""
@@ -75,7 +75,7 @@ def judge(
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out
             )
-        judged = _from_extraction(base, found.value, doc["content"], cfg, doc["similarity"])
+        judged = _from_extraction(base, found.value, doc, cfg, question=task["question"])
         return _written(judged, cfg, found.cost, found.events)
     parts = task["query_parts"]
     user = prompt.USER.format(
@@ -191,33 +191,46 @@ def extraction_label(found: Extraction, in_document: bool, score: float, thresho
     return "not_relevant" if found.none else "somewhat_relevant"
 
 
+SUBJECT_COVERAGE = 0.5
+"""Share of the question's names a document must hold for its quote to count (`subject_check`)."""
+
+
 def _from_extraction(
     base: dict[str, Any],
     found: Extraction | None,
-    content: str,
+    doc: Doc,
     cfg: Configuration,
-    similarity: float | None,
+    *,
+    question: str,
 ) -> Judgment:
     if found is None:
         return _unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
-    in_document = not found.none and grounded(found.text, content)
-    if not in_document:
+    in_document = not found.none and grounded(found.text, doc["content"])
+    # A year copied from another person's page is in that page, but not about the subject.
+    coverage = subject_coverage(question, doc["title"], doc["content"])
+    off_subject = cfg.subject_check and coverage is not None and coverage < SUBJECT_COVERAGE
+    if not in_document or off_subject:
         p = 0.0
     elif found.p_none is None:
         p = 1.0  # no probabilities from the backend: the quote alone decides
     else:
         p = round(1.0 - found.p_none, 4)
-    score = judge_score(p, similarity, cfg.judge_similarity_weight)
+    score = judge_score(p, doc["similarity"], cfg.judge_similarity_weight)
     label = extraction_label(found, in_document, score, cfg.judge_cutoff)
     if found.none:
         reason = "the judge found no answer in the document"
+    elif in_document and off_subject:
+        reason = (
+            f"answer quoted from a document that names {coverage:.0%} of the question's "
+            "names: not evidence about its subject"
+        )
     elif in_document:
         reason = f"answer quoted from the document, score {score}"
     else:
         reason = "the judge's answer is not in the document"
     reason += f", P(NONE)={found.p_none}" if found.p_none is not None else ""
     judgment = _unaligned(base, label, reason, by="llm")
-    judgment["evidence"] = found.text[:300] if in_document else ""
+    judgment["evidence"] = found.text[:300] if in_document and not off_subject else ""
     judgment["p_highly"] = p
     judgment["judge_score"] = score
     return judgment
