@@ -52,7 +52,7 @@ UNKNOWABLE = (
     "When did Neil Armstrong walk on Mars?",
     "What is the population of the city of Qelmarin?",
 )
-CUTOFFS = (0.5, 0.6, 0.65, 0.68, 0.7, 0.72, 0.75, 0.8)
+CUTOFFS = (0.5, 0.6, 0.65, 0.68, 0.7, 0.71, 0.72, 0.75)
 
 
 def confidence(model: BaseChatModel, question: str) -> float | None:
@@ -132,7 +132,15 @@ def run(model: BaseChatModel, rdq: Path, out: Path, held_out: int) -> None:
 def report(out: Path) -> None:
     """Percentiles per group and pass rates per cut-off, calibration vs held out."""
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    unreadable = sum(1 for r in rows if r["c_m"] is None)
     rows = [r for r in rows if r["c_m"] is not None]
+    calibration = [r for r in rows if not r["held_out"]]
+    known = [float(r["c_m"]) for r in calibration if r["group"] == "known"]
+    unknown = [float(r["c_m"]) for r in calibration if r["group"] != "known"]
+    if known and unknown:
+        cutoff, j = best_cutoff(known, unknown)
+        print(f"best cut-off on the calibration rows (Youden's J): {cutoff} (J = {j:.3f})")
+    print(f"unreadable replies: {unreadable}")
     for split, keep in (("calibration", False), ("held out", True)):
         part = [r for r in rows if r["held_out"] is keep]
         print(f"\n{split}: {len(part)} questions")
@@ -148,6 +156,23 @@ def report(out: Path) -> None:
                 f"{group:<11} {len(scores):3d}  {pct['p5']:.3f}  {pct['p50']:.3f}  "
                 f"{pct['p95']:.3f} {passing}"
             )
+
+
+def best_cutoff(known: list[float], unknown: list[float]) -> tuple[float, float]:
+    """The cut-off (0.50 to 0.90, step 0.005) maximising Youden's J and its J.
+
+    J = share of `known` at or above it minus share of `unknown` at or above it; ties go
+    to the higher cut-off (fewer answers from a model that does not know).
+    """
+    best = (0.5, -1.0)
+    for step in range(81):
+        cutoff = round(0.5 + step * 0.005, 3)
+        j = sum(k >= cutoff for k in known) / len(known) - sum(u >= cutoff for u in unknown) / len(
+            unknown
+        )
+        if j >= best[1]:
+            best = (cutoff, j)
+    return best
 
 
 def main() -> None:

@@ -70,6 +70,16 @@ F1 for answer-bearing chunks on the judge suite (FanOutQA, bundled 1.5B model, c
 weight 0.5; BENCHMARKS.md, "Judge")."""
 
 
+SRA_T_M = 0.5
+"""SRA's T_M, for models with no measured value."""
+
+T_M_MEASURED: dict[str, float] = {"local:qwen2.5-coder-1.5b": 0.71}
+"""T_M for a bundled model when `t_m` is unset: the cut-off on its C_M (P(A) of "I know
+it") that best separates questions it answers right alone from ones it cannot (Youden's
+J, on the retrieval-dependent set's rows the end-to-end evaluation does not use;
+BENCHMARKS.md, "The model's own confidence")."""
+
+
 Access = Literal["client", "ceiling", "operator"]
 """Who may set a setting on a server.
 
@@ -368,9 +378,11 @@ class Configuration:
         le=1.0,
         access="client",
     )
-    t_m: float = _f(
-        0.5,
-        "T_M: the model is trusted when its confidence C_M reaches it.",
+    t_m: float | None = _f(
+        None,
+        "T_M: the model is trusted when its confidence C_M reaches it; unset: the value "
+        "measured for the bundled model that asks C_M (T_M_MEASURED), SRA's 0.5 for any "
+        "other model.",
         ge=0.0,
         le=1.0,
         access="client",

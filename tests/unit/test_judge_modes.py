@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage
 
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
+from judged_rag.configuration import SRA_T_M, T_M_MEASURED
 from judged_rag.core.quotes import grounded, subject_coverage, subject_terms
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
@@ -319,6 +320,30 @@ def test_auto_judge_is_chosen_by_the_judges_model(
     assert parts.judge_kind(cfg) == expected
     deps = NodeDeps(components=parts)
     assert deps.configuration({"configurable": settings}, None).judge == expected
+
+
+@pytest.mark.parametrize(
+    ("settings", "injected", "expected"),
+    [
+        ({}, False, T_M_MEASURED["local:qwen2.5-coder-1.5b"]),  # measured for the bundled model
+        ({"model": "openai:gpt-4o-mini"}, False, SRA_T_M),
+        ({"model": "local:/models/any.gguf"}, False, SRA_T_M),  # nothing measured for it
+        (
+            {"model": "openai:gpt-4o-mini", "judge_model": "local:qwen2.5-coder-1.5b"},
+            False,
+            T_M_MEASURED["local:qwen2.5-coder-1.5b"],
+        ),  # C_M is asked by the judge model
+        ({}, True, SRA_T_M),  # an injected model
+        ({"t_m": 0.6}, False, 0.6),  # an explicit value stands
+    ],
+)
+def test_unset_t_m_is_the_measured_value_of_the_model_asking_c_m(
+    settings: dict[str, Any], injected: bool, expected: float
+) -> None:
+    parts = Components(judge_model=judge_model()) if injected else Components()
+    assert parts.self_trust_cutoff(Configuration.from_mapping(settings)) == expected
+    deps = NodeDeps(components=parts)
+    assert deps.configuration({"configurable": settings}, None).t_m == expected
 
 
 def test_auto_judge_with_an_injected_model_gives_the_structured_judgment() -> None:

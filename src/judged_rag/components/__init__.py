@@ -99,6 +99,21 @@ class Components:
         spec = cfg.judge_model or cfg.model
         return "extract" if spec.strip().lower().startswith("local:") else "structured"
 
+    def self_trust_cutoff(self, cfg: Configuration) -> float:
+        """T_M a run uses: `cfg.t_m`, or when unset the measured value of the model asking C_M.
+
+        C_M is asked by the judge's model; an injected model, or one with no measured
+        value, gets SRA's 0.5.
+        """
+        from judged_rag.configuration import SRA_T_M, T_M_MEASURED
+
+        if cfg.t_m is not None:
+            return cfg.t_m
+        if self.judge_model is not None or (self.chat_model is not None and not cfg.judge_model):
+            return SRA_T_M
+        spec = (cfg.judge_model or cfg.model).strip().lower()
+        return T_M_MEASURED.get(spec, SRA_T_M)
+
     def knowledge_retriever(self, cfg: Configuration) -> BaseRetriever:
         """The knowledge-base retriever, built from `index_dir` when not injected."""
         if self.retriever is not None:

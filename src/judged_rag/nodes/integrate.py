@@ -25,7 +25,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.configuration import Configuration
+from judged_rag.configuration import SRA_T_M, Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
 from judged_rag.core.scores import sra_score
@@ -38,7 +38,8 @@ from judged_rag.state import Basis, Cost, State, zero_cost
 def decide_basis(s_max: float | None, c_m: float, cfg: Configuration) -> Basis:
     """SRA's switch: R_C, R_R, R_M, or "none" for "Unknown"."""
     retrieval_ok = s_max is not None and s_max >= cfg.t_r
-    model_ok = c_m >= cfg.t_m
+    # Unset outside a run (resolved per model by `NodeDeps.configuration` inside one).
+    model_ok = c_m >= (cfg.t_m if cfg.t_m is not None else SRA_T_M)
     if retrieval_ok:
         return "combined" if model_ok else "retrieval"
     return "model" if model_ok else "none"

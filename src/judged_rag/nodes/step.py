@@ -59,11 +59,14 @@ class NodeDeps:
         """The run's settings (resolved once per distinct request, then cached).
 
         `judge="auto"` is resolved here, by the judge's model (`Components.judge_kind`),
-        so every node sees the judge the run really uses.
+        so every node sees the judge the run really uses; so is an unset `t_m`
+        (`Components.self_trust_cutoff`).
         """
         cfg = self.settings.resolve(config, runtime.context if runtime is not None else None)
         if cfg.judge == "auto":
-            return cfg.replace(judge=self.components.judge_kind(cfg))
+            cfg = cfg.replace(judge=self.components.judge_kind(cfg))
+        if cfg.t_m is None:
+            cfg = cfg.replace(t_m=self.components.self_trust_cutoff(cfg))
         return cfg
 
     def step(
