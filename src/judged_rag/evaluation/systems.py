@@ -17,7 +17,9 @@ The end-to-end ablations are relative to ``judged`` (the run's preset):
 - ``no_judge``: ``judge="off"``: every retrieved document is kept as Highly Relevant
   without an LLM call (and the question parsing that only alignment needs is skipped).
   The harness records who judged (``judged_by``) so the report can show no LLM did.
-- ``no_combination``: RJAG's ablation, ``(D_H ∪≠∅ D_S) ∪≠∅ D_N`` for both task types.
+- ``no_combination``: RJAG's Table 4 ablation: every retrieved document, in the fixed
+  priority Highly → Somewhat → Not Relevant (``D_H ∪ D_S ∪ D_N``, the union keeps that
+  order), for both task types and with no web search.
 - ``no_rewrite``: ``max_iterations=1``.
 - ``no_verify``: ``verify=False``.
 
@@ -65,7 +67,7 @@ PINNED: tuple[str, ...] = (
 )
 """Settings every system of a run shares (presets cannot change them)."""
 
-NO_COMBINATION = "(D_H ∪≠∅ D_S) ∪≠∅ D_N"
+NO_COMBINATION = "D_H ∪ D_S ∪ D_N"
 NO_JUDGE: dict[str, Any] = {"judge": "off"}
 
 
