@@ -324,9 +324,9 @@ class Configuration:
     )
     stop_when_stalled: bool = _f(
         True,
-        "End the rewrite loop early when a round's best document scores no higher than "
-        "the best of the rounds before (the rewrite found nothing better); the paper "
-        "preset runs every round.",
+        "End the rewrite loop early when a round's best document scores less than 0.05 "
+        "above the best of the rounds before, with no better label (the rewrite found "
+        "nothing better); the paper preset runs every round.",
         access="client",
     )
     align_tau: float = _f(

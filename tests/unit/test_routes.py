@@ -461,3 +461,22 @@ def test_cited_numbers_reads_brackets_and_document_references(
     from judged_rag.core.citations import cited_numbers
 
     assert cited_numbers(answer) == numbers
+
+
+@pytest.mark.parametrize(
+    ("now", "before", "stalled"),
+    [
+        (1.72, None, False),  # the first round
+        (1.7273, 1.7222, True),  # a few thousandths: the judge's noise
+        (1.80, 1.72, False),  # a clearly better document of the same label
+        (2.60, 1.72, False),  # a better label
+        (1.49, 1.73, True),  # worse
+        (None, 1.73, True),  # nothing new to judge
+    ],
+)
+def test_a_round_makes_progress_only_by_a_margin(
+    now: float | None, before: float | None, stalled: bool
+) -> None:
+    from judged_rag.nodes.assess import is_stalled
+
+    assert is_stalled(now, before) is stalled

@@ -23,6 +23,22 @@ from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
 from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
 
+STALL_MARGIN = 0.05
+"""How much a round must raise the best document score to count as progress: a better
+label always does (it adds 1); among documents of one label, scores a few hundredths
+apart are the judge's noise, not a document that is closer to the answer."""
+
+
+def is_stalled(best_now: float | None, best_before: float | None) -> bool:
+    """Whether a round made no progress (the first round always does).
+
+    No progress: nothing new was judged, or the round's best score (`best_scores`) is
+    less than `STALL_MARGIN` above the earlier rounds' best.
+    """
+    if best_before is None:
+        return False
+    return best_now is None or best_now < best_before + STALL_MARGIN
+
 
 def best_scores(judgments: list[Judgment], iteration: int) -> tuple[float | None, float | None]:
     """The best document score of round `iteration` and of the rounds before it.
@@ -76,7 +92,7 @@ def assess(
             events.extend(outcome.events)
             cost = {**outcome.cost, "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"]}
     best_now, best_before = best_scores(state.get("judgments") or [], iteration)
-    stalled = not sufficient and best_before is not None and (best_now or 0.0) <= best_before
+    stalled = not sufficient and is_stalled(best_now, best_before)
     events.append(
         event(
             "assess",
