@@ -528,9 +528,7 @@ def _token_spans(message: BaseMessage, text: str) -> list[tuple[int, int, dict[s
     return spans if "".join(str(e.get("token", "")) for e in entries) == text else []
 
 
-def _entry_at(
-    spans: list[tuple[int, int, dict[str, Any]]], at: int
-) -> dict[str, Any] | None:
+def _entry_at(spans: list[tuple[int, int, dict[str, Any]]], at: int) -> dict[str, Any] | None:
     return next((entry for start, end, entry in spans if start <= at < end), None)
 
 
