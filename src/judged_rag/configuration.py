@@ -248,7 +248,7 @@ class Configuration:
         "answer (letter, list: P(A); extract: 1 - P(NONE), 0 when its quote is not in the "
         "document), combined with the retriever's cosine (judge_similarity_weight). "
         "Empty ('auto'): the judge's own value, measured on the judge suite "
-        "(extract 0.75, letter 0.6, list 0.57).",
+        "(extract 0.75, letter 0.6; list 0.57, the screening's in-sample value).",
         ge=0.0,
         le=1.0,
         access="client",
