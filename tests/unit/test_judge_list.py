@@ -13,9 +13,10 @@ from judged_rag.components.llm import read_letter_list
 from judged_rag.configuration import JUDGE_THRESHOLDS
 from judged_rag.core.documents import to_doc
 from judged_rag.graph.routing import route_after_retrieve
-from judged_rag.nodes.judge import FALLBACK, list_messages
+from judged_rag.nodes.judge import FALLBACK, judge, list_messages
+from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
-from judged_rag.state import Doc
+from judged_rag.state import Doc, JudgeTask, JudgeWindow
 from tests.fakes import doc, generator, graded, judge_model, scripted_retriever, verdict
 
 QUESTION = "When did Apollo 11 land on the Moon?"
@@ -278,3 +279,15 @@ def test_reader_keeps_the_written_letter_when_probabilities_do_not_fit() -> None
     shifted = AIMessage(content="1: A", response_metadata=reply.response_metadata)
     (placed,) = read_letter_list(shifted, LETTERS, 1)
     assert placed is not None and (placed.letter, placed.probabilities) == ("A", None)
+
+
+def test_a_single_documents_task_is_a_window_of_one() -> None:
+    deps = NodeDeps(components=Components(judge_model=judge_model(graded("1: C"))))
+    task = JudgeTask(question=QUESTION, query_parts=[], document=as_doc(docs(1)[0]), iteration=0)
+    out = judge(task, {"configurable": {"judge": "list"}}, None, deps=deps)
+    (judgment,) = out["judgments"]
+    assert (judgment["label"], judgment["by"], judgment["window"]) == ("not_relevant", "llm", 0)
+    assert out["cost"]["llm_calls"] == 1
+    window = JudgeWindow(question=QUESTION, documents=[as_doc(docs(1)[0])], iteration=0, window=0)
+    with pytest.raises(ValueError, match="judge='list'"):
+        judge(window, {"configurable": {"judge": "letter"}}, None, deps=deps)
