@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -104,6 +105,25 @@ def quote(text: str, **shares: float) -> AIMessage:
     first = text.split()[0] if text.split() else text
     logprobs = {"content": [{"token": first, "logprob": 0.0, "top_logprobs": top}]}
     return AIMessage(content=text, response_metadata={"logprobs": logprobs} if shares else {})
+
+
+def graded(text: str, *shares: dict[str, float]) -> AIMessage:
+    """A listwise reply ("1: A" a line) with top log-probabilities at every token.
+
+    The text is cut into tokens as a tokenizer might ("1", ":", " A", a line break with
+    the next number...); each token that is a single letter gets the next of `shares` as
+    its alternatives (once they run out, itself alone), every other token itself alone.
+    """
+    tokens = re.findall(r"\s*[A-Za-z]+|\s*\d+|\s*[^A-Za-z\d\s]|\s+", text)
+    assert "".join(tokens) == text
+    pending = iter(shares)
+    content = []
+    for token in tokens:
+        is_letter = len(token.strip()) == 1 and token.strip().isalpha()
+        alternatives = (next(pending, None) if is_letter else None) or {token: 1.0}
+        top = [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in alternatives.items()]
+        content.append({"token": token, "logprob": 0.0, "top_logprobs": top})
+    return AIMessage(content=text, response_metadata={"logprobs": {"content": content}})
 
 
 def judge_model(*replies: AIMessage, knows: AIMessage | str = "A") -> StructuredFakeChatModel:

@@ -64,10 +64,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-JUDGE_THRESHOLDS: dict[str, float] = {"extract": 0.75, "letter": 0.6}
+JUDGE_THRESHOLDS: dict[str, float] = {"extract": 0.75, "letter": 0.6, "list": 0.57}
 """Each scoring judge's threshold when `judge_threshold` is unset: the value with the best
 F1 for answer-bearing chunks on the judge suite (FanOutQA, bundled 1.5B model, cosine
-weight 0.5; BENCHMARKS.md, "Judge")."""
+weight 0.5; BENCHMARKS.md, "Judge"). The listwise judge's is the screening's in-sample
+value (`scripts/judge_levers.py`, 375 pairs in windows of 5, the same pairs it was chosen
+on), not yet measured on held-out questions."""
 
 
 SRA_T_M = 0.5
@@ -216,7 +218,7 @@ class Configuration:
     )
 
     # judge (RJAG, SRA)
-    judge: Literal["auto", "structured", "letter", "extract", "off"] = _f(
+    judge: Literal["auto", "structured", "letter", "extract", "list", "off"] = _f(
         "auto",
         "How documents are judged: 'auto' picks by the model: 'extract' for a bundled local "
         "model (a small model on a CPU), 'structured' for any other; "
@@ -225,18 +227,28 @@ class Configuration:
         "and reads its token probabilities where the backend reports them (one output "
         "token, no alignment); 'extract' asks the model to copy the answer from the "
         "document or reply NONE, and counts a copy only if it is really in the document "
-        "(a few output tokens, no alignment); 'off' keeps every retrieved document as "
-        "Highly Relevant without judging (plain RAG).",
+        "(a few output tokens, no alignment); 'list' asks for one letter A/B/C per "
+        "document for `judge_window` documents in one call and reads each letter's "
+        "probabilities (fewer calls; later positions get lower P(A), no alignment); 'off' "
+        "keeps every retrieved document as Highly Relevant without judging (plain RAG).",
+        access="client",
+    )
+    judge_window: int = _f(
+        5,
+        "List judge: documents graded in one call (the last call of a round may get "
+        "fewer). All of them share one prompt, which must fit the model's context.",
+        ge=1,
+        le=10,
         access="client",
     )
     judge_threshold: float | None = _f(
         None,
-        "Letter and extract judges: the judge's score from which a document is Highly "
-        "Relevant. The score is the LLM's probability that the document states the "
-        "answer (letter: P(A); extract: 1 - P(NONE), 0 when its quote is not in the "
+        "Letter, list and extract judges: the judge's score from which a document is "
+        "Highly Relevant. The score is the LLM's probability that the document states the "
+        "answer (letter, list: P(A); extract: 1 - P(NONE), 0 when its quote is not in the "
         "document), combined with the retriever's cosine (judge_similarity_weight). "
         "Empty ('auto'): the judge's own value, measured on the judge suite "
-        "(extract 0.75, letter 0.6).",
+        "(extract 0.75, letter 0.6; list 0.57, the screening's in-sample value).",
         ge=0.0,
         le=1.0,
         access="client",
@@ -250,9 +262,9 @@ class Configuration:
     )
     judge_similarity_weight: float = _f(
         0.5,
-        "Letter and extract judges: weight of the retriever's cosine in the judge's score "
-        "(the LLM's probability gets the rest); 0: the LLM alone. Documents without a "
-        "cosine are scored by the LLM alone.",
+        "Letter, list and extract judges: weight of the retriever's cosine in the judge's "
+        "score (the LLM's probability gets the rest); 0: the LLM alone. Documents "
+        "without a cosine are scored by the LLM alone.",
         ge=0.0,
         le=1.0,
         access="client",

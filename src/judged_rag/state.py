@@ -7,7 +7,7 @@ the LangGraph API server and LangServe can carry it without custom serialisers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, final
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import NotRequired, TypedDict
@@ -60,11 +60,14 @@ class Judgment(TypedDict):
     iteration: int
     p_highly: NotRequired[float | None]
     """The LLM's probability that the document states the answer, when it gave one:
-    P(A) of the letter judge; 1 - P(NONE) of the extracting judge when its quote is in
+    P(A) of the letter and list judges; 1 - P(NONE) of the extracting judge when its quote is in
     the document (0 when it is not)."""
     judge_score: NotRequired[float | None]
     """The score the label was decided on: `p_highly` combined with the retriever's
     cosine (`judge_similarity_weight`); `p_highly` alone for a document without one."""
+    window: NotRequired[int]
+    """List judge: which of the round's listwise calls judged it (from 0); the join
+    counts one LLM call per window, not one per document."""
 
 
 class TraceEvent(TypedDict):
@@ -207,6 +210,7 @@ class State(InputState, OutputState):
     """The verifier's decision about the draft."""
 
 
+@final  # no other keys: a task with `documents` is a `JudgeWindow`
 class JudgeTask(TypedDict):
     """Payload of one parallel judge task (sent with `Send`)."""
 
@@ -215,5 +219,18 @@ class JudgeTask(TypedDict):
     """The question's syntactic components, for alignment."""
     document: Doc
     iteration: int
+    calls: NotRequired[int]
+    """LLM calls this task may make, retries included: its share of the budget."""
+
+
+class JudgeWindow(TypedDict):
+    """Payload of one listwise judge task (setting `judge="list"`): one call, many documents."""
+
+    question: str
+    documents: list[Doc]
+    """Up to `judge_window` documents, in the retriever's order (their numbers in the prompt)."""
+    iteration: int
+    window: int
+    """Which of the round's windows this is (from 0)."""
     calls: NotRequired[int]
     """LLM calls this task may make, retries included: its share of the budget."""

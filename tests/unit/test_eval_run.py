@@ -27,6 +27,7 @@ from judged_rag.evaluation.systems import DEFAULT_SYSTEMS
 from tests.fakes import (
     PerSchemaFakeChatModel,
     components,
+    graded,
     keywords,
     label,
     letter,
@@ -359,6 +360,23 @@ def test_judge_suite_scores_the_extracting_judge(tmp_path: Path) -> None:
     assert docs["paris"]["label"] == "not_relevant" and docs["paris"]["judge_score"] == 0.1
     data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
     assert data["judge_extract"]["judge_score"]["auc_page"] == 1.0
+
+
+def test_judge_suite_runs_the_list_judge_in_windows(tmp_path: Path) -> None:
+    reply = graded("1: A\n2: C", {"A": 0.7, "B": 0.2, "C": 0.1}, {"A": 0.1, "B": 0.2, "C": 0.7})
+    judge = judge_fake([reply])
+    kit = Components(judge_model=judge, retriever=apollo_and_paris(0.99, 0.0))  # type: ignore[arg-type]
+    run_eval(
+        options(tmp_path, suite="judge", systems=["judge_list"]), components=kit, items=[ITEMS[0]]
+    )
+    record = read_results(tmp_path / RESULTS_FILE)["judge|judge_list|q1"]
+    docs = {d["id"]: d for d in record["docs"]}
+    assert record["llm_calls"] == 1  # both documents in one call
+    assert docs["apollo"]["p_highly"] == pytest.approx(0.7)
+    assert docs["apollo"]["judge_score"] == pytest.approx(0.5 * 0.7 + 0.5 * 0.99)
+    assert docs["apollo"]["label"] == "highly_relevant"
+    assert docs["paris"]["label"] == "not_relevant"
+    assert docs["paris"]["judge_score"] == pytest.approx(0.05)
 
 
 def test_gate_suite_reports_scores_and_distributions(tmp_path: Path) -> None:

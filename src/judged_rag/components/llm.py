@@ -1,8 +1,7 @@
 """LLM calls that survive small local models: structured output, tolerant parsing, costs.
 
-Every LLM step goes through `structured_call`, `letter_call`, `extract_call` or `text_call`
-(the answer),
-which all return an `Outcome` and:
+Every LLM step goes through `structured_call`, `letter_call`, `letter_list_call`,
+`extract_call` or `text_call` (the answer), which all return an `Outcome` and:
 - ask for structured output the way the backend supports (tool calling or JSON schema),
 - salvage what they can from a malformed reply (JSON inside prose, label spellings),
 - retry an unreadable reply or a transient backend error within the call, up to the
@@ -377,8 +376,13 @@ def _first_token_shares(message: BaseMessage) -> list[tuple[str, float]]:
     Tokens are stripped of spaces and of `*().:` and upper-cased ("  a." reads as "A");
     alternatives without a finite log-probability at or below 0 are left out.
     """
+    return _shares(_first_token_alternatives(message))
+
+
+def _shares(alternatives: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    """(token, probability) of one token position's readable alternatives."""
     found: list[tuple[str, float]] = []
-    for alternative in _first_token_alternatives(message):
+    for alternative in alternatives:
         logprob = alternative.get("logprob")
         if isinstance(logprob, bool) or not isinstance(logprob, int | float):
             continue
@@ -390,15 +394,157 @@ def _first_token_shares(message: BaseMessage) -> list[tuple[str, float]]:
 
 def _first_token_alternatives(message: BaseMessage) -> list[dict[str, Any]]:
     """OpenAI-format `top_logprobs` of the reply's first token (empty when absent)."""
+    content = _token_entries(message)
+    if not content or not isinstance(content[0], dict):
+        return []
+    return _alternatives(content[0])
+
+
+def _token_entries(message: BaseMessage) -> list[Any]:
+    """The reply's OpenAI-format `logprobs.content`: one entry per output token."""
     logprobs = (getattr(message, "response_metadata", None) or {}).get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
-    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
-        return []
-    first = content[0]
-    alternatives = first.get("top_logprobs") or [first]
+    return content if isinstance(content, list) else []
+
+
+def _alternatives(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """One token position's `top_logprobs` (the token itself when it lists none)."""
+    alternatives = entry.get("top_logprobs") or [entry]
     if not isinstance(alternatives, list):
         return []
     return [a for a in alternatives if isinstance(a, dict)]
+
+
+def letter_list_call(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    letters: Sequence[str],
+    count: int,
+    *,
+    max_tokens: int,
+    config: RunnableConfig,
+    ctx: CallContext,
+    default: Any = None,
+    count_round: bool = False,
+) -> Outcome[list[LetterChoice | None] | None]:
+    """Ask for one letter per numbered item ("1: A" a line) and read each letter's odds.
+
+    One call grades `count` items. The value has one entry per item, in order: its
+    letter with the probabilities read at that letter's token (`read_letter_list`), or
+    None where the reply gave no readable letter for it (the caller's per-item default).
+    A reply with no readable letter at all is retried like any unreadable reply; a
+    failed call leaves the value None, recorded with `default`, as `letter_call` does.
+    """
+    bound = internal(
+        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=max_tokens),
+        ctx.node,
+    )
+
+    def once() -> tuple[list[LetterChoice | None] | None, BaseMessage | None, BaseException | None]:
+        raw: BaseMessage | None = None
+        try:
+            raw = bound.invoke(list(messages), config)
+            choices = read_letter_list(raw, letters, count)
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            return None, raw, exc
+        if all(choice is None for choice in choices):
+            return (
+                None,
+                raw,
+                MalformedOutputError(f"{ctx.node}: no numbered letter in reply {_preview(raw)}"),
+            )
+        return choices, raw, None
+
+    return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
+
+
+_NUMBERED_LETTER = re.compile(
+    r"(?<![\w.])(?:doc(?:ument)?\s*)?(\d{1,3})\s*[:.)=\]-]+\s*[*\"'(\[]*([A-Za-z])(?![A-Za-z])",
+    flags=re.IGNORECASE,
+)
+_BARE_LETTER = re.compile(r"^[\s*\"'(\[-]*([A-Za-z])[\s*\"'.)\]]*$")
+
+
+def read_letter_list(
+    message: BaseMessage, letters: Sequence[str], count: int
+) -> list[LetterChoice | None]:
+    """Each item's letter in a numbered reply, with probabilities read at its token.
+
+    Reading rules:
+    - an item is "N<sep> X": a number from 1 to `count`, then `:`, `.`, `)`, `=`, `]` or
+      `-`, then one letter standing alone (case ignored; "Document 2: b" is B; "1: Answer"
+      is no letter); several may share a line, anything else in the reply is ignored;
+    - numbers outside 1..`count` are ignored; a number given twice keeps its letter
+      only if both say the same, otherwise that item has none;
+    - a letter that is not one of `letters` leaves its item without one;
+    - only when no item is numbered, lines holding a single letter each are read in
+      order as items 1, 2, ... (what the screening read);
+    - probabilities: the letters' shares among the alternatives of the token holding
+      that letter (as `read_letter` reads the first token); the likeliest letter is the
+      item's letter. Without token probabilities, or when the letters get less than
+      `MIN_LETTER_MASS` there, or when the tokens do not spell the reply, the written
+      letter stands alone (probabilities None).
+    """
+    wanted = [letter.upper() for letter in letters]
+    text = message_text(message)
+    spans = _token_spans(message, text)
+    found: dict[int, tuple[str, int]] = {}
+    conflicting: set[int] = set()
+    for match in _NUMBERED_LETTER.finditer(text):
+        number, written = int(match.group(1)), match.group(2).upper()
+        if not 1 <= number <= count:
+            continue
+        if number in found and found[number][0] != written:
+            conflicting.add(number)
+        found.setdefault(number, (written, match.start(2)))
+    if not found:
+        offset = 0
+        for line in text.splitlines(keepends=True):
+            bare = _BARE_LETTER.match(line)
+            if bare and len(found) < count:
+                found[len(found) + 1] = (bare.group(1).upper(), offset + bare.start(1))
+            offset += len(line)
+    choices: list[LetterChoice | None] = []
+    for number in range(1, count + 1):
+        if number not in found or number in conflicting or found[number][0] not in wanted:
+            choices.append(None)
+            continue
+        written, at = found[number]
+        choices.append(_letter_at(written, _entry_at(spans, at), wanted))
+    return choices
+
+
+def _token_spans(message: BaseMessage, text: str) -> list[tuple[int, int, dict[str, Any]]]:
+    """(start, end, entry) of each output token in `text`; empty unless they spell it."""
+    entries = [e for e in _token_entries(message) if isinstance(e, dict)]
+    spans: list[tuple[int, int, dict[str, Any]]] = []
+    at = 0
+    for entry in entries:
+        token = str(entry.get("token", ""))
+        spans.append((at, at + len(token), entry))
+        at += len(token)
+    return spans if "".join(str(e.get("token", "")) for e in entries) == text else []
+
+
+def _entry_at(spans: list[tuple[int, int, dict[str, Any]]], at: int) -> dict[str, Any] | None:
+    return next((entry for start, end, entry in spans if start <= at < end), None)
+
+
+def _letter_at(written: str, entry: dict[str, Any] | None, wanted: list[str]) -> LetterChoice:
+    """The choice for one item: the letters' shares at its token, or the written letter."""
+    if entry is not None:
+        shares = dict.fromkeys(wanted, 0.0)
+        for token, share in _shares(_alternatives(entry)):
+            if token in shares:
+                shares[token] += share
+        mass = sum(shares.values())
+        if mass >= MIN_LETTER_MASS:
+            probabilities = {k: round(v / mass, 4) for k, v in shares.items()}
+            best = max(wanted, key=lambda k: shares[k])
+            return LetterChoice(letter=best, probabilities=probabilities, mass=round(mass, 4))
+    return LetterChoice(letter=written, probabilities=None, mass=0.0)
 
 
 @dataclass

@@ -94,7 +94,7 @@ from judged_rag.nodes.judge import judge
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import rewrite as rewrite_prompt
 from judged_rag.schemas import QueryRewrite
-from judged_rag.state import Doc, JudgeTask, TraceEvent
+from judged_rag.state import Cost, Doc, JudgeTask, JudgeWindow, Judgment, TraceEvent
 
 logger = logging.getLogger(__name__)
 
@@ -552,33 +552,62 @@ def _judge_one(
     """
     cfg = system.config
     deps = _deps(ctx, cfg)
-    if system.spec.kind == "binary":
-        outcome = grade_document(deps.step("grade", {}, {}, cfg), question, doc["content"])
-        positive = outcome.value.binary_score == "yes"
-        label = "relevant" if positive else "irrelevant"
-        by = "fallback" if outcome.fallback else "llm"
-        p_highly = score = None
-        cost = outcome.cost
-    else:
+    if system.spec.kind != "binary":
         task = JudgeTask(question=question, query_parts=[], document=doc, iteration=0)
         out = judge(task, {}, None, deps=deps)
-        judgment = out["judgments"][0]
-        label = judgment["label"]
-        positive = label == "highly_relevant"
-        by = judgment["by"]
-        p_highly = judgment.get("p_highly")
-        score = judgment.get("judge_score")
-        cost = out["cost"]
+        return _verdict(out["judgments"][0], doc), *_spent(out["cost"])
+    outcome = grade_document(deps.step("grade", {}, {}, cfg), question, doc["content"])
+    positive = outcome.value.binary_score == "yes"
     verdict = {
-        "label": label,
+        "label": "relevant" if positive else "irrelevant",
         "positive": positive,
-        "by": by,
-        "p_highly": p_highly,
-        "judge_score": score,
+        "by": "fallback" if outcome.fallback else "llm",
+        "p_highly": None,
+        "judge_score": None,
         "similarity": doc["similarity"],
     }
+    return verdict, *_spent(outcome.cost)
+
+
+def _judge_windows(
+    ctx: _Context, system: System, question: str, docs: Sequence[Doc]
+) -> list[tuple[dict[str, Any], int, int, int]]:
+    """The list judge's verdicts: one call per window of `judge_window` documents.
+
+    The documents keep the retriever's order, so each is graded at the position the
+    graph would give it. A window's calls and tokens are counted on its first document.
+    """
+    cfg = system.config
+    deps = _deps(ctx, cfg)
+    size = cfg.judge_window
+    judged: list[tuple[dict[str, Any], int, int, int]] = []
+    for n, start in enumerate(range(0, len(docs), size)):
+        window = list(docs[start : start + size])
+        task = JudgeWindow(question=question, documents=window, iteration=0, window=n)
+        out = judge(task, {}, None, deps=deps)
+        calls, tokens, failed = _spent(out["cost"])
+        for i, (doc, judgment) in enumerate(zip(window, out["judgments"], strict=True)):
+            spent = (calls, tokens, failed) if i == 0 else (0, 0, 0)
+            judged.append((_verdict(judgment, doc), *spent))
+    return judged
+
+
+def _verdict(judgment: Judgment, doc: Doc) -> dict[str, Any]:
+    label = judgment["label"]
+    return {
+        "label": label,
+        "positive": label == "highly_relevant",
+        "by": judgment["by"],
+        "p_highly": judgment.get("p_highly"),
+        "judge_score": judgment.get("judge_score"),
+        "similarity": doc["similarity"],
+    }
+
+
+def _spent(cost: Cost) -> tuple[int, int, int]:
+    """LLM calls, tokens, and failed attempts before the reply that was used."""
     tokens = cost["input_tokens"] + cost["output_tokens"]
-    return verdict, cost["llm_calls"], tokens, max(0, cost["llm_calls"] - 1)
+    return cost["llm_calls"], tokens, max(0, cost["llm_calls"] - 1)
 
 
 def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]:
@@ -589,8 +618,11 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
     started = time.perf_counter()
     rows = []
     calls = tokens = 0
-    for doc in docs:
-        verdict, doc_calls, doc_tokens, _ = _judge_one(ctx, system, item.question, doc)
+    if system.spec.kind == "judge3" and cfg.judge == "list":
+        judged = _judge_windows(ctx, system, item.question, docs)
+    else:
+        judged = [_judge_one(ctx, system, item.question, doc) for doc in docs]
+    for doc, (verdict, doc_calls, doc_tokens, _) in zip(docs, judged, strict=True):
         calls += doc_calls
         tokens += doc_tokens
         on_page = normalize_title(doc["title"]) in evidence

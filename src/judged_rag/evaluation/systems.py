@@ -193,6 +193,14 @@ SYSTEMS: dict[str, SystemSpec] = {
             overrides={"judge": "extract", "prefilter": False, "alignment": False},
             also=("injection",),
         ),
+        _spec(
+            "judge_list",
+            "judge",
+            "judge3",
+            "judged-rag's list judge: one call grades a window of documents, one letter "
+            "each, label from each letter's P(A) (setting judge=list)",
+            overrides={"judge": "list", "prefilter": False, "alignment": False},
+        ),
         _spec("binary", "judge", "binary", "CRAG's binary yes/no grader", also=("injection",)),
         # end to end
         _spec("no_retrieval", "e2e", "no_retrieval", "the model alone (generate only)"),

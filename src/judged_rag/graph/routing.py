@@ -6,6 +6,7 @@ draw every edge. Loops are bounded here by counters that nodes keep in state.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -14,7 +15,7 @@ from langgraph.types import Send
 
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.core.budget import calls_left, reserve
-from judged_rag.state import JudgeTask, State
+from judged_rag.state import JudgeTask, JudgeWindow, State
 
 
 def _cfg(
@@ -37,22 +38,39 @@ def route_after_retrieve(
 ) -> list[Send] | Literal["assess"]:
     """One judge task per new document; straight to the join when there is none.
 
-    Only as many documents are judged as the LLM-call budget allows after keeping the
-    answer's calls back (the best-ranked first). An empty list of `Send`s would silently
-    end the run, hence the explicit join.
+    With the list judge, one task per window of up to `judge_window` documents (one
+    call each). Only as many documents are judged as the LLM-call budget allows after
+    keeping the answer's calls back (the best-ranked first). An empty list of `Send`s
+    would silently end the run, hence the explicit join.
     """
     cfg = _cfg(config, runtime, run_settings)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
+    per_call = cfg.judge_window if cfg.judge == "list" else 1
     if cfg.judge != "off":  # unjudged documents cost no call
-        docs = docs[:affordable]
+        docs = docs[: affordable * per_call]
     if not docs or state.get("budget_exhausted"):
         return "assess"
-    # Calls left over after one per document are shared out for retries.
-    calls = max(1, 1 + (affordable - len(docs)) // len(docs))
-    parts = state.get("query_parts") or []
     iteration = state.get("iteration", 0)
+    tasks = math.ceil(len(docs) / per_call)
+    # Calls left over after one per task are shared out for retries.
+    calls = max(1, 1 + (affordable - tasks) // tasks)
+    if cfg.judge == "list":
+        return [
+            Send(
+                "judge",
+                JudgeWindow(
+                    question=state["question"],
+                    documents=docs[n * per_call : (n + 1) * per_call],
+                    iteration=iteration,
+                    window=n,
+                    calls=calls,
+                ),
+            )
+            for n in range(tasks)
+        ]
+    parts = state.get("query_parts") or []
     return [
         Send(
             "judge",

@@ -66,9 +66,13 @@ def assess(
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
-    llm_judged = sum(1 for j in this_round if j["by"] not in ("prefilter", "unjudged"))
+    by_llm = [j for j in this_round if j["by"] not in ("prefilter", "unjudged")]
+    llm_judged = len(by_llm)
+    # One call per document, except the list judge's: one per window.
+    windows = {j["window"] for j in by_llm if "window" in j}
+    judge_calls = len(windows) + sum(1 for j in by_llm if "window" not in j)
     cost: Cost = zero_cost()
-    cost["llm_rounds"] = math.ceil(llm_judged / cfg.judge_concurrency)
+    cost["llm_rounds"] = math.ceil(judge_calls / cfg.judge_concurrency)
     counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
     supporting = sum(1 for j in judged.values() if is_supporting(j))
     events: list[TraceEvent] = []

@@ -1,16 +1,18 @@
 """judge: one parallel task per (question, document) (RJAG, GGatrieval, SRA).
 
-Each task writes one `Judgment`: RJAG's three-level label with a reason, the question
+With the list judge, one task per window of documents instead. Each document gets one
+`Judgment`: RJAG's three-level label with a reason, the question
 components the document grounds (Full / Partial / No alignment), and SRA's composite
 score. With the pre-filter on, clear cases are labelled from the score alone.
 
 Setting `judge` chooses how the LLM is asked: `structured` (a JSON judgment with quoted
 evidence and aligned components), `letter` (one output token A/B/C whose probabilities
 give the label; no alignment), `extract` (the model copies the answer from the document
-or replies NONE; a copy that really is in the document is the evidence), or `off`
-(every document kept unjudged: plain RAG).
+or replies NONE; a copy that really is in the document is the evidence), `list` (one
+call grades a window of `judge_window` documents, one letter each, read as the letter
+judge reads its one), or `off` (every document kept unjudged: plain RAG).
 
-The letter and extracting judges give a probability that the document states the
+The letter, list and extracting judges give a probability that the document states the
 answer; it is combined with the retriever's cosine into the judge's score (`judge_score`
 = (1 - w) * p + w * cosine, w = `judge_similarity_weight`), which `judge_threshold` cuts
 (unset: the judge's own value, `JUDGE_THRESHOLDS`).
@@ -33,27 +35,56 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceJudgment
-from judged_rag.state import Alignment, Cost, Doc, JudgeTask, Judgment, Label, zero_cost
+from judged_rag.state import (
+    Alignment,
+    Cost,
+    Doc,
+    JudgeTask,
+    JudgeWindow,
+    Judgment,
+    Label,
+    zero_cost,
+)
 
 FALLBACK = RelevanceJudgment(label="somewhat_relevant", reason="unreadable judgment; safe default")
 """Recorded when no judgment could be read: kept as background, never as evidence."""
 
 
 def judge(
-    task: JudgeTask, config: RunnableConfig, runtime: Runtime[Any] | None, *, deps: NodeDeps
+    task: JudgeTask | JudgeWindow,
+    config: RunnableConfig,
+    runtime: Runtime[Any] | None,
+    *,
+    deps: NodeDeps,
 ) -> dict[str, Any]:
-    """Judge one document against the question (also callable outside the graph)."""
+    """Judge one document against the question, or a window of them with the list judge.
+
+    Also callable outside the graph; the list judge takes a single document's task as
+    a window of one.
+    """
     cfg = deps.configuration(config, runtime)
+    if "documents" in task:
+        if cfg.judge != "list":
+            raise ValueError(f"a window of documents needs judge='list', not {cfg.judge!r}")
+        return judge_window(task, config, cfg, deps=deps)
+    if cfg.judge == "list":
+        window = JudgeWindow(
+            question=task["question"],
+            documents=[task["document"]],
+            iteration=task["iteration"],
+            window=0,
+        )
+        if "calls" in task:
+            window["calls"] = task["calls"]
+        return judge_window(window, config, cfg, deps=deps)
     doc = task["document"]
     score = composite_score(doc, cfg)
     base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
     if cfg.judge == "off":
         return _written(_unaligned(base, "highly_relevant", "judging off", by="unjudged"), cfg)
-    clear = score >= cfg.prefilter_high or score <= cfg.prefilter_low
-    if cfg.prefilter and doc["similarity"] is not None and clear:
-        label: Label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
-        reason = f"composite score {score} past the pre-filter bound"
-        return _written(_unaligned(base, label, reason, by="prefilter"), cfg)
+    prefiltered = _prefiltered(base, doc, score, cfg)
+    if prefiltered is not None:
+        return _written(prefiltered, cfg)
     step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
     document = fence(doc["content"])
     if cfg.judge == "letter":
@@ -103,6 +134,76 @@ def judge(
         by="fallback" if outcome.fallback else "llm",
     )
     return _written(judgment, cfg, outcome.cost, outcome.events)
+
+
+def judge_window(
+    task: JudgeWindow, config: RunnableConfig, cfg: Configuration, *, deps: NodeDeps
+) -> dict[str, Any]:
+    """The list judge: one call grades every document of the window that needs the LLM.
+
+    Each document gets its own `Judgment` and `judged` event, labelled as the letter
+    judge labels (P(A) read at its letter's token, combined with the cosine). A document
+    the reply gives no readable letter for gets the recorded safe default; a failed call
+    gives it to every document the call was for.
+    """
+    slots: list[Judgment | None] = []
+    asked: list[tuple[Doc, dict[str, Any]]] = []
+    for doc in task["documents"]:
+        score = composite_score(doc, cfg)
+        base = {"doc_id": doc["id"], "composite_score": score, "iteration": task["iteration"]}
+        prefiltered = _prefiltered(base, doc, score, cfg)
+        slots.append(prefiltered)
+        if prefiltered is None:
+            asked.append((doc, base))
+    cost: Cost = zero_cost()
+    events: list[Any] = []
+    graded: list[Judgment] = []
+    if asked:
+        step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
+        with deps.components.judge_slots(cfg.judge_concurrency):
+            outcome = step.letter_list(
+                list_messages(task["question"], [doc for doc, _ in asked]),
+                list(prompt.LETTERS),
+                len(asked),
+                max_tokens=prompt.LIST_TOKENS_PER_DOCUMENT * len(asked),
+                default=FALLBACK.model_dump(),
+                count_round=False,  # the join counts one round per window
+            )
+        cost, events = outcome.cost, list(outcome.events)
+        choices = outcome.value or [None] * len(asked)
+        for position, ((doc, base), choice) in enumerate(zip(asked, choices, strict=True), 1):
+            judgment = _from_letter(base, choice, cfg, doc["similarity"])
+            judgment["window"] = task["window"]
+            judgment["reason"] = f"position {position} of {len(asked)}: {judgment['reason']}"
+            if choice is None and not outcome.fallback:
+                events.append(
+                    event(
+                        "judge",
+                        "fallback",
+                        doc_id=doc["id"],
+                        error="no readable letter for its number in the reply",
+                        position=position,
+                        default=FALLBACK.model_dump(),
+                    )
+                )
+            graded.append(judgment)
+    remaining = iter(graded)
+    judgments = [j if j is not None else next(remaining) for j in slots]
+    return {
+        "judgments": judgments,
+        "cost": cost,
+        "trace": [*events, *(_judged(j, cfg) for j in judgments)],
+    }
+
+
+def list_messages(question: str, docs: list[Doc]) -> list[BaseMessage]:
+    """The list judge's messages: the instructions, then the question and numbered documents."""
+    documents = "\n".join(
+        prompt.LIST_DOCUMENT.format(number=n, document=fence(doc["content"]))
+        for n, doc in enumerate(docs, start=1)
+    )
+    user = prompt.LIST_USER.format(question=question, documents=documents)
+    return [SystemMessage(prompt.LIST_SYSTEM), HumanMessage(user)]
 
 
 def letter_label(choice: LetterChoice, threshold: float, *, score: float | None = None) -> Label:
@@ -234,6 +335,18 @@ def _from_extraction(
     judgment["p_highly"] = p
     judgment["judge_score"] = score
     return judgment
+
+
+def _prefiltered(
+    base: dict[str, Any], doc: Doc, score: float, cfg: Configuration
+) -> Judgment | None:
+    """The pre-filter's judgment of a clear case (no LLM call), or None."""
+    clear = score >= cfg.prefilter_high or score <= cfg.prefilter_low
+    if not (cfg.prefilter and doc["similarity"] is not None and clear):
+        return None
+    label: Label = "highly_relevant" if score >= cfg.prefilter_high else "not_relevant"
+    reason = f"composite score {score} past the pre-filter bound"
+    return _unaligned(base, label, reason, by="prefilter")
 
 
 def _unaligned(base: dict[str, Any], label: Label, reason: str, *, by: Any) -> Judgment:

@@ -30,6 +30,7 @@ from judged_rag.components.llm import (
     Retries,
     extract_call,
     letter_call,
+    letter_list_call,
     structured_call,
     text_call,
 )
@@ -177,6 +178,29 @@ class LLMStep:
             self.model,
             messages,
             letters,
+            config=self.config,
+            ctx=self.ctx,
+            default=default,
+            count_round=count_round,
+        )
+
+    def letter_list(
+        self,
+        messages: Sequence[BaseMessage],
+        letters: Sequence[str],
+        count: int,
+        *,
+        max_tokens: int,
+        default: Any,
+        count_round: bool = True,
+    ) -> Outcome[list[LetterChoice | None] | None]:
+        """One letter per numbered item with its probabilities; None recorded as a fallback."""
+        return letter_list_call(
+            self.model,
+            messages,
+            letters,
+            count,
+            max_tokens=max_tokens,
             config=self.config,
             ctx=self.ctx,
             default=default,
