@@ -195,6 +195,7 @@ def _index(args: argparse.Namespace) -> int:
             collection=args.collection,
             query_model=query_model,
             pseudo_queries=args.pseudo_queries,
+            queries_per_chunk=args.queries_per_chunk,
             progress=not args.quiet,
             **chunking,
         )
@@ -207,6 +208,7 @@ def _index(args: argparse.Namespace) -> int:
                 Path(args.index).expanduser(),
                 query_model=query_model,
                 pseudo_queries=args.pseudo_queries,
+                queries_per_chunk=args.queries_per_chunk,
                 progress=not args.quiet,
                 **chunking,
             )
@@ -330,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--collection", default="judged_rag", help="PostgreSQL collection name")
     index.add_argument(
         "--pseudo-queries", type=int, default=200, help="chunks sampled for the gate (0: none)"
+    )
+    index.add_argument(
+        "--queries-per-chunk",
+        type=int,
+        default=1,
+        help="pseudo-queries written per sampled chunk (CAG writes 3; default 1, cheaper)",
     )
     index.add_argument("--model", help="chat model writing the pseudo-queries")
     index.add_argument(

@@ -580,6 +580,46 @@ def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
     assert open_index(tmp_path / "third", embeddings=fake()).gate_similarities is None
 
 
+def test_several_pseudo_queries_per_chunk(docs: Path, tmp_path: Path) -> None:
+    from judged_rag.indexing.builder import (
+        PSEUDO_QUERY_PROMPT_ID,
+        _pseudo_query_prompt,
+        _question_lines,
+        pseudo_query_prompt_id,
+    )
+
+    # Three questions asked in one call per chunk; list marks and repeats are cleaned.
+    reply = "1. Which one is it?\n2) Which one is it?\n- Where is it?\nQuestion: Why?\nAnd more?"
+    model = FakeListChatModel(responses=[reply])
+    index = tmp_path / "index"
+    stats = build(docs, index, query_model=model, pseudo_queries=2, queries_per_chunk=3)
+    gate = json.loads((index / "gate.json").read_text())
+    assert stats.pseudo_queries == 6 and gate["per_chunk"] == 3
+    assert len({e["chunk_id"] for e in gate["entries"]}) == 2
+    assert [e["question"] for e in gate["entries"]][:3] == [
+        "Which one is it?",
+        "Where is it?",
+        "Why?",
+    ]
+    assert gate["prompt"] == pseudo_query_prompt_id(3) != PSEUDO_QUERY_PROMPT_ID
+    assert len(open_index(index, embeddings=fake()).gate_similarities or []) == 6
+
+    # Kept on a rebuild without a model; written again when the count changes.
+    build(docs, index, queries_per_chunk=3)
+    assert json.loads((index / "gate.json").read_text())["entries"] == gate["entries"]
+    build(docs, index, query_model=FakeListChatModel(responses=["One?"]), pseudo_queries=2)
+    again = json.loads((index / "gate.json").read_text())
+    assert again["per_chunk"] == 1 and [e["question"] for e in again["entries"]] == ["One?"] * 2
+
+    # One question keeps the single-question prompt (and its id: older indexes stay valid).
+    assert _question_lines("1. Which?\nWhere?", 1) == ["1. Which?"]
+    chunk = open_index(index, embeddings=fake()).store.chunks[0]
+    assert "Write 3 different questions" in _pseudo_query_prompt(chunk, 3)
+    assert "Write one question" in _pseudo_query_prompt(chunk, 1)
+    with pytest.raises(ValueError, match="queries per chunk"):
+        build(docs, tmp_path / "bad", query_model=model, queries_per_chunk=0)
+
+
 def test_an_index_inside_the_indexed_folder_is_not_indexed(docs: Path) -> None:
     index = docs / "index"
     build(docs, index)

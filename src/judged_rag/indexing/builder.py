@@ -65,7 +65,12 @@ from judged_rag.indexing.loaders import (
     load_file,
 )
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
-from judged_rag.prompts.index import PSEUDO_QUERY, PSEUDO_QUERY_UNTITLED
+from judged_rag.prompts.index import (
+    PSEUDO_QUERIES,
+    PSEUDO_QUERIES_UNTITLED,
+    PSEUDO_QUERY,
+    PSEUDO_QUERY_UNTITLED,
+)
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -78,11 +83,20 @@ RECALIBRATE_GROWTH = 2
 """A calibrated breakpoint is computed again once the corpus has this many times the
 files it was computed on."""
 _PSEUDO_QUERY_BATCH = 16
+MAX_QUERIES_PER_CHUNK = 5
 # Identifies the pseudo-query prompts: entries written with other prompts are rewritten,
 # and an automatically built index whose gate used other prompts is rebuilt.
 PSEUDO_QUERY_PROMPT_ID = hashlib.sha256(
     (PSEUDO_QUERY + "\x00" + PSEUDO_QUERY_UNTITLED).encode("utf-8")
 ).hexdigest()[:12]
+
+
+def pseudo_query_prompt_id(per_chunk: int = 1) -> str:
+    """Identifies how the pseudo-queries were asked (prompt and count per chunk)."""
+    if per_chunk == 1:
+        return PSEUDO_QUERY_PROMPT_ID
+    text = f"{PSEUDO_QUERIES}\x00{PSEUDO_QUERIES_UNTITLED}\x00{per_chunk}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 @dataclass
@@ -196,8 +210,8 @@ class IndexBuild:
         calibration: The calibrated breakpoint and what it was computed on (None for
             a fixed breakpoint, and until it is computed or adopted).
         stats: Counts of what the build did, updated by each step.
-        query_model, pseudo_queries, progress, reliability, title_context: The options
-            of `build_index` of the same names.
+        query_model, pseudo_queries, queries_per_chunk, progress, reliability,
+            title_context: The options of `build_index` of the same names.
     """
 
     def __init__(
@@ -208,6 +222,7 @@ class IndexBuild:
         pseudo_queries: int,
         progress: bool,
         reliability: str,
+        queries_per_chunk: int = 1,
         title_context: bool,
         chunking: ChunkingMode | None,
         chunk_threshold: float | None,
@@ -235,6 +250,11 @@ class IndexBuild:
         self.stats = IndexStats()
         self.query_model = query_model
         self.pseudo_queries = pseudo_queries
+        if not 1 <= queries_per_chunk <= MAX_QUERIES_PER_CHUNK:
+            raise ValueError(
+                f"queries per chunk must be 1 to {MAX_QUERIES_PER_CHUNK}, not {queries_per_chunk}"
+            )
+        self.queries_per_chunk = queries_per_chunk
         self.progress = progress
         self.reliability = reliability
         self.title_context = title_context
@@ -392,6 +412,7 @@ class IndexBuild:
             self.pseudo_queries,
             self.progress,
             self.stats,
+            self.queries_per_chunk,
         )
         self.stats.pseudo_queries = len(gate["entries"]) if gate else 0
         return gate
@@ -579,6 +600,7 @@ def build_index(
     embeddings: Embeddings | None = None,
     query_model: BaseChatModel | None = None,
     pseudo_queries: int = 200,
+    queries_per_chunk: int = 1,
     progress: bool = True,
     reliability: str = "B",
     title_context: bool = True,
@@ -603,6 +625,8 @@ def build_index(
             gate's similarity distribution (CAG). Without it no new pseudo-queries are
             made; those of unchanged chunks in a previous index are kept.
         pseudo_queries: Chunks sampled for pseudo-queries (deterministic seed).
+        queries_per_chunk: Pseudo-queries written for each sampled chunk, in one call
+            (CAG writes three per context; 1 keeps index builds cheap on a CPU).
         progress: Show progress bars on stderr.
         reliability: Reliability grade of the documents (letter, A best).
         title_context: Embed and keyword-index each chunk with its document title in front.
@@ -637,6 +661,7 @@ def build_index(
             embeddings=embeddings,
             query_model=query_model,
             pseudo_queries=pseudo_queries,
+            queries_per_chunk=queries_per_chunk,
             progress=progress,
             reliability=reliability,
             title_context=title_context,
@@ -849,25 +874,30 @@ def _gate_entries(
     target: int,
     progress: bool,
     stats: IndexStats,
+    per_chunk: int = 1,
 ) -> dict[str, Any] | None:
-    """Pseudo-queries for a sample of chunks and their similarity to their chunk (CAG)."""
+    """Pseudo-queries for a sample of `target` chunks and their similarity to it (CAG).
+
+    Each sampled chunk gets up to `per_chunk` questions from one call.
+    """
     rows = {c.id: i for i, c in enumerate(kept)}
-    if carried is not None and carried.get("prompt") != PSEUDO_QUERY_PROMPT_ID:
-        # Written with another prompt: not comparable with the ones written now.
+    prompt_id = pseudo_query_prompt_id(per_chunk)
+    if carried is not None and carried.get("prompt") != prompt_id:
+        # Written with another prompt or count: not comparable with the ones written now.
         carried = None
-    entries = [e for e in (carried or {}).get("entries", []) if e.get("chunk_id") in rows][
-        : max(target, 0)
-    ]
+    carried_entries = [e for e in (carried or {}).get("entries", []) if e.get("chunk_id") in rows]
+    kept_chunks = list(dict.fromkeys(e["chunk_id"] for e in carried_entries))[: max(target, 0)]
+    entries = [e for e in carried_entries if e["chunk_id"] in set(kept_chunks)]
     failures = 0
-    need = target - len(entries)
+    need = target - len(kept_chunks)
     if model is not None and need > 0:
-        have = {e["chunk_id"] for e in entries}
+        have = set(kept_chunks)
         candidates = [i for i, c in enumerate(kept) if c.id not in have]
         picked = sorted(
             random.Random(PSEUDO_QUERY_SEED).sample(candidates, min(need, len(candidates)))
         )
-        questions, failures = _ask_pseudo_queries(model, [kept[i] for i in picked], progress)
-        answered = [(i, q) for i, q in zip(picked, questions, strict=True) if q]
+        asked, failures = _ask_pseudo_queries(model, [kept[i] for i in picked], progress, per_chunk)
+        answered = [(i, q) for i, qs in zip(picked, asked, strict=True) for q in qs]
         if answered:
             vectors = embed_texts(
                 embedder, [q for _, q in answered], progress, "embedding pseudo-queries"
@@ -891,7 +921,8 @@ def _gate_entries(
         return None
     return {
         "seed": PSEUDO_QUERY_SEED,
-        "prompt": PSEUDO_QUERY_PROMPT_ID,
+        "prompt": prompt_id,
+        "per_chunk": per_chunk,
         "requested": target,
         "failures": failures,
         "model": _model_name(model) if model is not None else (carried or {}).get("model"),
@@ -899,32 +930,41 @@ def _gate_entries(
     }
 
 
-def _pseudo_query_prompt(chunk: Chunk) -> str:
-    if chunk.title.strip():
-        return PSEUDO_QUERY.format(title=chunk.title.strip(), document=chunk.text)
+def _pseudo_query_prompt(chunk: Chunk, per_chunk: int = 1) -> str:
+    title = chunk.title.strip()
+    if per_chunk > 1:
+        if title:
+            return PSEUDO_QUERIES.format(title=title, document=chunk.text, n=per_chunk)
+        return PSEUDO_QUERIES_UNTITLED.format(document=chunk.text, n=per_chunk)
+    if title:
+        return PSEUDO_QUERY.format(title=title, document=chunk.text)
     return PSEUDO_QUERY_UNTITLED.format(document=chunk.text)
 
 
 def _ask_pseudo_queries(
-    model: BaseChatModel, chunks: list[Chunk], progress: bool
-) -> tuple[list[str | None], int]:
-    """One question per chunk (first line of the reply, stripped); None where a call failed."""
-    questions: list[str | None] = []
+    model: BaseChatModel, chunks: list[Chunk], progress: bool, per_chunk: int = 1
+) -> tuple[list[list[str]], int]:
+    """Up to `per_chunk` distinct questions per chunk, one call each.
+
+    The questions are the reply's first lines, stripped; the failures count the chunks
+    that got none.
+    """
+    questions: list[list[str]] = []
     failures = 0
     with _progress(len(chunks), progress, "pseudo-queries", "call") as bar:
         for begin in range(0, len(chunks), _PSEUDO_QUERY_BATCH):
             part = chunks[begin : begin + _PSEUDO_QUERY_BATCH]
-            prompts: list[LanguageModelInput] = [_pseudo_query_prompt(c) for c in part]
+            prompts: list[LanguageModelInput] = [_pseudo_query_prompt(c, per_chunk) for c in part]
             replies = model.batch(prompts, config={"max_concurrency": 4}, return_exceptions=True)
             for reply in replies:
-                question = None
+                found: list[str] = []
                 if isinstance(reply, Exception):
                     logger.debug("pseudo-query call failed: %s", reply)
                 else:
-                    question = _first_line(reply.text)
-                if question is None:
+                    found = _question_lines(reply.text, per_chunk)
+                if not found:
                     failures += 1
-                questions.append(question)
+                questions.append(found)
             bar.update(len(prompts))
     return questions, failures
 
@@ -932,13 +972,23 @@ def _ask_pseudo_queries(
 _QUESTION_LABEL = re.compile(r"^(?:question|q)\s*[:.)-]\s*", re.IGNORECASE)
 
 
-def _first_line(text: str) -> str | None:
-    """First non-empty line, stripped, without a "Question:" label small models add."""
+_LIST_MARK = re.compile(r"^(?:[-*•]|\d+\s*[.)])\s*")
+
+
+def _question_lines(text: str, limit: int) -> list[str]:
+    """The first `limit` distinct non-empty lines, stripped.
+
+    Without the "Question:" labels small models add, nor (for several) list marks.
+    """
+    found: list[str] = []
     for line in text.splitlines():
-        question = _QUESTION_LABEL.sub("", line.strip()).strip().strip('"').strip()
-        if question:
-            return question
-    return None
+        bare = _LIST_MARK.sub("", line.strip()) if limit > 1 else line.strip()
+        question = _QUESTION_LABEL.sub("", bare).strip().strip('"').strip()
+        if question and question not in found:
+            found.append(question)
+        if len(found) >= limit:
+            break
+    return found
 
 
 def _model_name(model: BaseChatModel) -> str:

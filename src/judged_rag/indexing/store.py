@@ -459,6 +459,7 @@ _GATE_FIELDS: dict[str, _Check] = {
     "requested": (_is_int, "a whole number"),
     "failures": (_is_count, "a whole number >= 0"),
     "model": (_is_text_or_none, "a string or null"),
+    "per_chunk": (_is_positive, "a whole number >= 1"),
 }
 
 

@@ -16,3 +16,16 @@ PSEUDO_QUERY_UNTITLED = (
     "Write one question that this text answers, naming what it is about. "
     "Reply with the question only."
 )
+
+# Several per chunk (CAG writes three per context): one call, one question per line.
+PSEUDO_QUERIES = (
+    "From an encyclopedia article about {title}:\n{document}\n\n"
+    "Write {n} different questions about {title} that this text answers, one per line. "
+    "Reply with the questions only."
+)
+
+PSEUDO_QUERIES_UNTITLED = (
+    "From a document:\n{document}\n\n"
+    "Write {n} different questions that this text answers, one per line, each naming what "
+    "it is about. Reply with the questions only."
+)

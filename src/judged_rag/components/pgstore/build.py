@@ -64,6 +64,7 @@ def build_pg_index(
     embeddings: Embeddings | None = None,
     query_model: BaseChatModel | None = None,
     pseudo_queries: int = 200,
+    queries_per_chunk: int = 1,
     progress: bool = True,
     reliability: str = "B",
     title_context: bool = True,
@@ -89,6 +90,7 @@ def build_pg_index(
         query_model: Chat model writing the gate's pseudo-queries (CAG); without it the
             pseudo-queries of unchanged chunks are kept and no new ones are made.
         pseudo_queries: Chunks sampled for pseudo-queries (deterministic seed).
+        queries_per_chunk: Pseudo-queries per sampled chunk (CAG: three).
         progress: Show progress bars on stderr.
         reliability: Reliability grade of the documents (letter, A best).
         title_context: Embed and keyword-index each chunk with its document title in front.
@@ -113,6 +115,7 @@ def build_pg_index(
         embeddings=embeddings,
         query_model=query_model,
         pseudo_queries=pseudo_queries,
+        queries_per_chunk=queries_per_chunk,
         progress=progress,
         reliability=reliability,
         title_context=title_context,
