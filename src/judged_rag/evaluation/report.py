@@ -479,6 +479,7 @@ def _pairs(systems: Iterable[str]) -> list[tuple[str, str]]:
     names = set(systems)
     pairs = [("plain_rag", "no_retrieval")]
     pairs += [(s, "plain_rag") for s in ("crag", "judged", "judged_paper", "judged_fast")]
+    pairs += [(s, "crag") for s in ("judged", "judged_paper", "judged_fast")]
     pairs += [(s, "judged") for s in ABLATIONS]
     return [(a, b) for a, b in pairs if a in names and b in names]
 
@@ -802,10 +803,20 @@ def _web_note(entry: Mapping[str, Any]) -> list[str]:
     }
     if "offline_wikipedia" not in backends:
         return []
+    if (entry.get("fingerprint") or {}).get("data"):
+        where = (
+            "BM25 over the 10,033 offline Wikipedia summaries, outside the run's own "
+            "knowledge base (--data): for a renamed question set, pages under the real "
+            "names, which never answer a made-up one."
+        )
+    else:
+        where = (
+            "BM25 over the same 10,033 summaries the FanOutQA knowledge base holds, so it is "
+            "a second, keyword-only search of the same corpus rather than outside knowledge."
+        )
     return [
-        "Web search (K_W for judged-rag, CRAG's web step) used the offline_wikipedia backend: "
-        "BM25 over the same 10,033 summaries the FanOutQA knowledge base holds, so it is a "
-        "second, keyword-only search of the same corpus rather than outside knowledge.",
+        "Web search (K_W for judged-rag, CRAG's web step) used the offline_wikipedia "
+        "backend: " + where,
         "",
     ]
 
