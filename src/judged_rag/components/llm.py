@@ -46,6 +46,7 @@ from judged_rag.state import Cost, TraceEvent
 
 T = TypeVar("T", bound=BaseModel)
 V = TypeVar("V")
+R = TypeVar("R")
 Method = Literal["function_calling", "json_schema", "json_mode"]
 
 
@@ -328,26 +329,53 @@ def letter_call(
     failure is recorded with `default`, what the caller will use instead. A fanned-out
     call (the letter judge) leaves the rounds to its join (`count_round=False`).
     """
-    bound = internal(
-        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=1), ctx.node
+    return _logprob_call(
+        model,
+        messages,
+        lambda raw: read_letter(raw, letters),
+        unreadable="no letter in reply",
+        max_tokens=1,
+        config=config,
+        ctx=ctx,
+        default=default,
+        count_round=count_round,
     )
 
-    def once() -> tuple[LetterChoice | None, BaseMessage | None, BaseException | None]:
+
+def _logprob_call(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    read: Callable[[BaseMessage], R | None],
+    *,
+    unreadable: str,
+    max_tokens: int,
+    config: RunnableConfig,
+    ctx: CallContext,
+    default: Any,
+    count_round: bool,
+) -> Outcome[R | None]:
+    """One call with the top alternatives' log-probabilities, read by `read`.
+
+    The letter, list and extracting calls differ only in how they read the reply; a
+    reply `read` makes nothing of (None) is malformed and retried like any other.
+    """
+    bound = internal(
+        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=max_tokens),
+        ctx.node,
+    )
+
+    def once() -> tuple[R | None, BaseMessage | None, BaseException | None]:
         raw: BaseMessage | None = None
         try:
             raw = bound.invoke(list(messages), config)
-            choice = read_letter(raw, letters)
+            value = read(raw)
         except GraphBubbleUp:
             raise
         except Exception as exc:
             return None, raw, exc
-        if choice is None:
-            return (
-                None,
-                raw,
-                MalformedOutputError(f"{ctx.node}: no letter in reply {_preview(raw)}"),
-            )
-        return choice, raw, None
+        if value is None:
+            return None, raw, MalformedOutputError(f"{ctx.node}: {unreadable} {_preview(raw)}")
+        return value, raw, None
 
     return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
 
@@ -435,29 +463,22 @@ def letter_list_call(
     A reply with no readable letter at all is retried like any unreadable reply; a
     failed call leaves the value None, recorded with `default`, as `letter_call` does.
     """
-    bound = internal(
-        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=max_tokens),
-        ctx.node,
+
+    def read(raw: BaseMessage) -> list[LetterChoice | None] | None:
+        choices = read_letter_list(raw, letters, count)
+        return None if all(choice is None for choice in choices) else choices
+
+    return _logprob_call(
+        model,
+        messages,
+        read,
+        unreadable="no numbered letter in reply",
+        max_tokens=max_tokens,
+        config=config,
+        ctx=ctx,
+        default=default,
+        count_round=count_round,
     )
-
-    def once() -> tuple[list[LetterChoice | None] | None, BaseMessage | None, BaseException | None]:
-        raw: BaseMessage | None = None
-        try:
-            raw = bound.invoke(list(messages), config)
-            choices = read_letter_list(raw, letters, count)
-        except GraphBubbleUp:
-            raise
-        except Exception as exc:
-            return None, raw, exc
-        if all(choice is None for choice in choices):
-            return (
-                None,
-                raw,
-                MalformedOutputError(f"{ctx.node}: no numbered letter in reply {_preview(raw)}"),
-            )
-        return choices, raw, None
-
-    return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
 
 
 _NUMBERED_LETTER = re.compile(
@@ -583,25 +604,17 @@ def extract_call(
     the share on NONE, how sure the model is that the document holds no answer. An empty
     reply is unreadable and retried; failures follow `structured_call`.
     """
-    bound = internal(
-        model.bind(logprobs=True, top_logprobs=LOGPROB_ALTERNATIVES, max_tokens=max_tokens),
-        ctx.node,
+    return _logprob_call(
+        model,
+        messages,
+        read_extraction,
+        unreadable="empty reply",
+        max_tokens=max_tokens,
+        config=config,
+        ctx=ctx,
+        default=default,
+        count_round=count_round,
     )
-
-    def once() -> tuple[Extraction | None, BaseMessage | None, BaseException | None]:
-        raw: BaseMessage | None = None
-        try:
-            raw = bound.invoke(list(messages), config)
-            found = read_extraction(raw)
-        except GraphBubbleUp:
-            raise
-        except Exception as exc:
-            return None, raw, exc
-        if found is None:
-            return None, raw, MalformedOutputError(f"{ctx.node}: empty reply {_preview(raw)}")
-        return found, raw, None
-
-    return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
 
 
 def read_extraction(message: BaseMessage) -> Extraction | None:
