@@ -1135,6 +1135,21 @@ def _pyplot() -> Any:
     return plt
 
 
+def _share_axis(ax: Any) -> None:
+    """A share on the y axis (0 to 1, a little room), a light grid and a small legend."""
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    """Lay the figure out, write it as a PNG at `path` and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_e2e(data: Summary, path: Path) -> Path:
     """Accuracy against mean LLM calls per question, one point per system and variant."""
     plt = _pyplot()
@@ -1164,14 +1179,9 @@ def plot_e2e(data: Summary, path: Path) -> Path:
                 )
     ax.set_xlabel("LLM calls per question (mean)")
     ax.set_ylabel("accuracy")
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _share_axis(ax)
     ax.set_title("Accuracy vs LLM calls")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_risk_coverage(data: Summary, path: Path) -> Path:
@@ -1198,14 +1208,9 @@ def plot_risk_coverage(data: Summary, path: Path) -> Path:
     ax.set_xlabel("coverage (share of questions answered)")
     ax.set_ylabel("risk (share of answers that are wrong)")
     ax.set_xlim(0, 1.02)
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _share_axis(ax)
     ax.set_title("Risk vs coverage")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_noise(data: Summary, path: Path) -> Path:
@@ -1231,13 +1236,8 @@ def plot_noise(data: Summary, path: Path) -> Path:
     right.set_title("Abstentions (right only at 1.0)")
     for ax in (left, right):
         ax.set_xlabel("noise ratio (share of distractors)")
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+        _share_axis(ax)
+    return _save(plt, fig, path)
 
 
 def plot_gate(records: Sequence[Mapping[str, Any]], cutoff: float | None, path: Path) -> Path:
@@ -1257,10 +1257,7 @@ def plot_gate(records: Sequence[Mapping[str, Any]], cutoff: float | None, path: 
     ax.set_ylabel("questions")
     ax.legend(fontsize=8)
     ax.set_title("Gate score distributions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_retrieval(data: Summary, path: Path) -> Path:
@@ -1278,10 +1275,7 @@ def plot_retrieval(data: Summary, path: Path) -> Path:
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
     ax.set_title("Evidence page recall")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def write_report(out_dir: Path) -> ReportFiles:
