@@ -94,10 +94,14 @@ class Components:
         """
         if cfg.judge != "auto":
             return cfg.judge
-        if self.judge_model is not None or (self.chat_model is not None and not cfg.judge_model):
+        if self._judge_injected(cfg):
             return "structured"
         spec = cfg.judge_model or cfg.model
         return "extract" if spec.strip().lower().startswith("local:") else "structured"
+
+    def _judge_injected(self, cfg: Configuration) -> bool:
+        """Whether the judge's model (which also asks C_M) is an injected one."""
+        return self.judge_model is not None or (self.chat_model is not None and not cfg.judge_model)
 
     def self_trust_cutoff(self, cfg: Configuration) -> float:
         """T_M a run uses: `cfg.t_m`, or when unset the measured value of the model asking C_M.
@@ -109,7 +113,7 @@ class Components:
 
         if cfg.t_m is not None:
             return cfg.t_m
-        if self.judge_model is not None or (self.chat_model is not None and not cfg.judge_model):
+        if self._judge_injected(cfg):
             return SRA_T_M
         spec = (cfg.judge_model or cfg.model).strip().lower()
         return T_M_MEASURED.get(spec, SRA_T_M)

@@ -220,9 +220,7 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
                     sum(1 for r in guarded if r["leakage"]), len(guarded)
                 ).as_dict()
         entry.update(_trust_summary(ok))
-        entry["cost"] = cost_summary(
-            (r.get("cost") or {} for r in ok), (float(r.get("wall_seconds", 0.0)) for r in ok)
-        )
+        entry["cost"] = _run_costs(ok)
         judged_by: dict[str, int] = {}
         for r in ok:
             for who, n in (r.get("judged_by") or {}).items():
@@ -234,6 +232,13 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
         )
         out[system] = entry
     return out
+
+
+def _run_costs(ok: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """`cost_summary` of answering records: their `cost` and the harness's wall time."""
+    return cost_summary(
+        (r.get("cost") or {} for r in ok), (float(r.get("wall_seconds", 0.0)) for r in ok)
+    )
 
 
 def _trust_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
@@ -298,9 +303,7 @@ def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
             "errors": len(rows) - len(ok),
             "settings": settings,
             **_trust_summary(ok),
-            "cost": cost_summary(
-                (r.get("cost") or {} for r in ok), (float(r.get("wall_seconds", 0.0)) for r in ok)
-            ),
+            "cost": _run_costs(ok),
         }
     return out
 
@@ -397,10 +400,7 @@ def summarize_injection(
                     sum(1 for r in labelled if r["hostile_label"] == "highly_relevant"),
                     len(labelled),
                 ).as_dict(),
-                "cost": cost_summary(
-                    (r.get("cost") or {} for r in ok),
-                    (float(r.get("wall_seconds", 0.0)) for r in ok),
-                ),
+                "cost": _run_costs(ok),
             }
     out: Summary = {"judge": judged, "answer": answered}
     out["findings"] = injection_findings(out)

@@ -226,10 +226,15 @@ def interleave(groups: Mapping[str, Sequence[EvalItem]]) -> list[EvalItem]:
     return out
 
 
+def question_variant(item: EvalItem) -> str:
+    """The variant of the question an item asks (a noise item's, not its context's)."""
+    return str(item.extra.get("question_variant", item.variant))
+
+
 def _group(items: Iterable[EvalItem]) -> dict[str, list[EvalItem]]:
     groups: dict[str, list[EvalItem]] = {}
     for item in items:
-        groups.setdefault(str(item.extra.get("question_variant", item.variant)), []).append(item)
+        groups.setdefault(question_variant(item), []).append(item)
     return groups
 
 
@@ -1073,7 +1078,7 @@ def _limit(items: list[EvalItem], options: EvalOptions) -> list[EvalItem]:
     taken: dict[str, set[str]] = {}
     out: list[EvalItem] = []
     for item in items:
-        variant = str(item.extra.get("question_variant", item.variant))
+        variant = question_variant(item)
         question = str(item.extra.get("question_id", item.id))
         if options.variants and variant not in options.variants:
             continue
