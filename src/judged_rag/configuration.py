@@ -336,9 +336,9 @@ class Configuration:
     )
     stop_when_stalled: bool = _f(
         True,
-        "End the rewrite loop early when a round's best document scores less than 0.05 "
-        "above the best of the rounds before, with no better label (the rewrite found "
-        "nothing better); the paper preset runs every round.",
+        "End the rewrite loop early when a round finds no better label and raises the "
+        "judge's best probability that a document states the answer by less than 0.05 "
+        "(the rewrite found nothing better); the paper preset runs every round.",
         access="client",
     )
     align_tau: float = _f(

@@ -10,6 +10,7 @@ from langchain_core.runnables import RunnableLambda
 
 from judged_rag import Components, build_graph
 from judged_rag.components.gate import VectorCandidatesGate
+from judged_rag.state import Judgment
 from tests.fakes import (
     components,
     doc,
@@ -480,3 +481,40 @@ def test_a_round_makes_progress_only_by_a_margin(
     from judged_rag.nodes.assess import is_stalled
 
     assert is_stalled(now, before) is stalled
+
+
+def _scored(iteration: int, label: str, composite: float, p: float | None) -> Judgment:
+    judgment: Judgment = {
+        "doc_id": f"d{iteration}",
+        "label": label,  # type: ignore[typeddict-item]
+        "reason": "",
+        "evidence": "",
+        "aligned_components": [],
+        "alignment": "none",
+        "alignment_ratio": 0.0,
+        "composite_score": composite,
+        "by": "llm",
+        "iteration": iteration,
+    }
+    if p is not None:
+        judgment["p_highly"] = p
+    return judgment
+
+
+def test_progress_is_the_llms_probability_not_the_retrievers_cosine() -> None:
+    from judged_rag.nodes.assess import best_scores, is_stalled
+
+    # A rewrite retrieves pages closer to its own words; the judge still finds nothing.
+    closer = [_scored(0, "not_relevant", 0.41, 0.0), _scored(1, "not_relevant", 0.58, 0.0)]
+    assert is_stalled(*best_scores(closer, 1)) is True
+    # The judge's own probability rose by more than the margin: progress.
+    likelier = [_scored(0, "not_relevant", 0.58, 0.1), _scored(1, "not_relevant", 0.41, 0.3)]
+    assert best_scores(likelier, 1) == (0.3, 0.1)
+    assert is_stalled(*best_scores(likelier, 1)) is False
+    # Judges without a probability (structured labels) fall back to the composite score.
+    labelled = [
+        _scored(0, "somewhat_relevant", 0.40, None),
+        _scored(1, "somewhat_relevant", 0.52, None),
+    ]
+    assert best_scores(labelled, 1) == (1.52, 1.40)
+    assert is_stalled(*best_scores(labelled, 1)) is False

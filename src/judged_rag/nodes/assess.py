@@ -43,13 +43,17 @@ def is_stalled(best_now: float | None, best_before: float | None) -> bool:
 def best_scores(judgments: list[Judgment], iteration: int) -> tuple[float | None, float | None]:
     """The best document score of round `iteration` and of the rounds before it.
 
-    A document's score is the judge's (`judge_score`) when it gave one, otherwise its
-    composite score, plus one for each label step above Not Relevant, so that a better
-    label always counts as progress. None: no judgment in those rounds.
+    A document's score is the LLM's own probability that it states the answer
+    (`p_highly`) when the judge gave one, otherwise its composite score, plus one for each
+    label step above Not Relevant, so that a better label always counts as progress. The
+    retriever's cosine is left out where the LLM spoke: a rewritten query retrieves pages
+    ever closer to its own words, and that rise is not evidence (on questions with no
+    evidence it kept the loop running while every judgment was 0). None: no judgment in
+    those rounds.
     """
 
     def score(j: Judgment) -> float:
-        own = j.get("judge_score")
+        own = j.get("p_highly")
         base = float(own) if own is not None else float(j["composite_score"])
         return base + {"highly_relevant": 2.0, "somewhat_relevant": 1.0}.get(j["label"], 0.0)
 
