@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# A shared model server the developer keeps running (`judged-rag model serve`) must not
+# answer for the tests; the tests of that feature turn it back on where they need it.
+os.environ.setdefault("JUDGED_RAG_SHARED_MODEL", "0")
 
 
 @pytest.fixture

@@ -291,6 +291,31 @@ def _settings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model(args: argparse.Namespace) -> int:
+    from judged_rag.components.local_model import resolve_model
+    from judged_rag.components.local_model.shared import serve, status
+    from judged_rag.components.models import parse_spec
+
+    if args.action == "status":
+        records = status()
+        if args.json:
+            print(json.dumps(records, indent=2))
+        for r in [] if args.json else records:
+            where = r.get("base_url") or ""
+            print(f"{r.get('state')}: {r.get('model', '?')} {where} pid {r.get('pid')}")
+        if not records and not args.json:
+            print("no shared model server")
+        return 0
+    spec = args.model or Configuration().model
+    provider, name = parse_spec(spec)
+    if provider != "local":
+        raise ValueError(f"only local models are served here; {spec!r} is not 'local:NAME'")
+    if args.slots < 1:
+        raise ValueError("--slots must be at least 1")
+    serve(resolve_model(name), n_parallel=args.slots)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -407,6 +432,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(serve_)
     serve_.set_defaults(func=_serve)
+
+    model = sub.add_parser(
+        "model",
+        help="keep a local model loaded for later commands (serve), or list those that are",
+        description="`serve` loads a local model once and keeps it on 127.0.0.1 until "
+        "Ctrl-C; every judged-rag command that uses the same model file then talks to it "
+        "instead of loading its own (JUDGED_RAG_SHARED_MODEL=0 turns that off).",
+    )
+    model.add_argument("action", choices=["serve", "status"])
+    model.add_argument("--model", help="local model to serve (default: the default model)")
+    model.add_argument(
+        "--slots", type=int, default=4, help="requests decoded together (default: 4)"
+    )
+    model.add_argument("--json", action="store_true", help="status as JSON")
+    model.set_defaults(func=_model)
 
     settings = sub.add_parser("settings", help="list every setting with its value and meaning")
     settings.add_argument("--preset", choices=list(PRESETS), default="default")

@@ -30,11 +30,17 @@ logger = logging.getLogger(__name__)
 _DRAIN_POLL_S = 2.0
 
 
-def _http_get(url: str, timeout: float) -> int:
+def _auth(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def _http_get(url: str, timeout: float, api_key: str | None = None) -> int:
     # Loopback traffic must never go through a proxy from the environment.
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with opener.open(url, timeout=timeout) as resp:
+        with opener.open(
+            urllib.request.Request(url, headers=_auth(api_key)), timeout=timeout
+        ) as resp:
             resp.read()
             return int(resp.status)
     except urllib.error.HTTPError as exc:
@@ -43,11 +49,12 @@ def _http_get(url: str, timeout: float) -> int:
         return 0
 
 
-def _requests_in_flight(address: str) -> int | None:
+def _requests_in_flight(address: str, api_key: str | None = None) -> int | None:
     """Requests the server is processing or has deferred; None if it does not answer."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(address + "/metrics", headers=_auth(api_key))
     try:
-        with opener.open(address + "/metrics", timeout=2.0) as resp:
+        with opener.open(request, timeout=2.0) as resp:
             text = resp.read().decode()
     except (urllib.error.URLError, OSError):
         return None
@@ -83,6 +90,8 @@ class LocalModelServer:
         n_threads: CPU threads (default: the cores this process may use).
         startup_timeout: Seconds to wait for the server to answer after loading.
         alias: Model name the server reports (default: the file's stem).
+        api_key: A key every request must carry (`Authorization: Bearer`); None: none,
+            for a server only this process knows the port of.
     """
 
     def __init__(
@@ -94,6 +103,7 @@ class LocalModelServer:
         n_threads: int | None = None,
         startup_timeout: float = 60.0,
         alias: str | None = None,
+        api_key: str | None = None,
     ) -> None:
         if n_parallel < 1 or ctx_per_slot < 256:
             raise ValueError("n_parallel must be >= 1 and ctx_per_slot >= 256")
@@ -103,6 +113,7 @@ class LocalModelServer:
         self.n_threads = n_threads or len(os.sched_getaffinity(0)) or 1
         self.startup_timeout = startup_timeout
         self.alias = alias or self.model_path.stem
+        self.api_key = api_key
         self.start_seconds: float | None = None
         self.client_timeout = 30.0
         """Longest request timeout of the clients built by `local_chat_model`."""
@@ -159,6 +170,8 @@ class LocalModelServer:
             params.cpuparams.n_threads = self.n_threads
             params.cpuparams_batch.n_threads = self.n_threads
             params.endpoint_metrics = True  # /metrics is the readiness probe, see below
+            if self.api_key:
+                params.api_keys = [self.api_key]
             # llama.cpp logs straight to stderr: errors only unless we debug.
             params.verbosity = 3 if logger.isEnabledFor(logging.DEBUG) else 1
             started = time.perf_counter()
@@ -177,7 +190,7 @@ class LocalModelServer:
             # the GIL, freezing the whole process (seen with xllamacpp 2026.10.11549).
             deadline = started + self.startup_timeout
             for probe in ("/health", "/metrics"):
-                while _http_get(address + probe, timeout=2.0) != 200:
+                while _http_get(address + probe, timeout=2.0, api_key=self.api_key) != 200:
                     if time.perf_counter() > deadline:
                         _leak(server)
                         raise ComponentError(
@@ -217,13 +230,13 @@ class LocalModelServer:
             if self._server is None or address is None:
                 return True
             started = time.perf_counter()
-            busy = _requests_in_flight(address)
+            busy = _requests_in_flight(address, self.api_key)
             # None (no answer to the probe) counts as busy: destroying is only safe idle.
             # Poll slowly: llama.cpp notices a client that went away (and cancels its
             # request) only after 1 s without results, and each probe is a result.
             while busy != 0 and (left := drain_timeout - (time.perf_counter() - started)) > 0:
                 time.sleep(min(_DRAIN_POLL_S, left))
-                busy = _requests_in_flight(address)
+                busy = _requests_in_flight(address, self.api_key)
             if busy != 0:
                 logger.warning(
                     "local model server %s still has %s request(s) in flight after %.0f s; "
