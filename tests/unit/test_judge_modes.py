@@ -242,6 +242,40 @@ def test_the_names_a_question_asks_about() -> None:
     assert subject_coverage("When did Vosk Tarren die?", "Lufen Tarren", "Title") == 0.5
 
 
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("In what year did Vosk Tarren die?", [["vosk", "tarren"]]),
+        ("When was the Great Wall of China built?", [["great", "wall", "china"]]),
+        ("When did Lokaivom van der Nikemer die?", [["lokaivom", "nikemer"]]),
+        ("When did Apollo 11 land on the Moon?", [["apollo", "11"], ["moon"]]),
+        (
+            "Which was founded first, Orkmere Marine or Talvik Freight?",
+            [["orkmere", "marine"], ["talvik", "freight"]],
+        ),
+        ("find the largest continent", []),
+    ],
+)
+def test_a_question_names_its_subjects_one_name_at_a_time(
+    question: str, names: list[list[str]]
+) -> None:
+    from judged_rag.core.quotes import subject_names
+
+    assert subject_names(question) == names
+
+
+def test_a_question_about_two_names_asks_each_document_for_one_of_them() -> None:
+    question = "Which was founded first, Orkmere Marine or Talvik Freight?"
+    # Each page names one of the two in full: it is about the question's subject.
+    assert (
+        subject_coverage(question, "Talvik Freight", "Talvik Freight was founded in 1961.") == 1.0
+    )
+    assert subject_coverage(question, "Orkmere Marine", "It was founded in 1987.") == 1.0
+    # A sibling with the same first word names half of one name; a stranger none.
+    assert subject_coverage(question, "Orkmere Shipyards", "Founded in 1990.") == 0.5
+    assert subject_coverage(question, "Dalvey Mills", "Founded in 1990.") == 0.0
+
+
 def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
     question = "In what year did Vosk Tarren die?"
     own = doc("own", "Vosk Tarren (1890–1950) was a poet.", similarity=0.5)

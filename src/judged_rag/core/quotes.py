@@ -69,39 +69,99 @@ LEADING_WORDS = frozenset(
 )
 """Words a question starts with capitalised only because they start it."""
 
+JOINING_WORDS = frozenset(
+    [
+        "of",
+        "the",
+        "de",
+        "del",
+        "della",
+        "der",
+        "den",
+        "di",
+        "da",
+        "du",
+        "des",
+        "la",
+        "le",
+        "van",
+        "von",
+        "y",
+        "e",
+        "bin",
+        "ibn",
+        "al",
+        "el",
+        "zu",
+        "ter",
+        "op",
+    ]
+)
+"""Lower-case words inside a name ("Bank of England", "Ludwig van Beethoven")."""
+
 NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "and", "or", "of", "in", "on", "at", "to", "for", "by", "with"]
 )
 
 
-def subject_terms(question: str) -> list[str]:
-    """The names a question is about: its capitalised words, folded (without duplicates).
+def subject_names(question: str) -> list[list[str]]:
+    """The names a question is about, each as its folded words: runs of capitalised words.
 
+    A run goes on through a number ("Apollo 11") and through up to two lower-case
+    joining words when a capitalised word follows ("Bank of England", "Jan van der
+    Berg"); the joining words are left out.
     The first word counts only when it is not a question or function word ("Dotis Tobi
-    was born when?" keeps "dotis"; "When was ..." drops "when"). "What year did Vosk
-    Tarren die?" gives ["vosk", "tarren"]; "Find the largest continent" gives [].
+    was born when?" keeps "dotis"; "When was ..." drops "when"). "Which was founded
+    first, Orkmere Marine or Talvik Freight?" gives [["orkmere", "marine"], ["talvik",
+    "freight"]]; "Find the largest continent" gives [].
     """
-    terms: list[str] = []
-    for index, match in enumerate(re.finditer(r"[^\W\d_][\w'’-]*", question)):
+    names: list[list[str]] = []
+    current: list[str] = []
+    joining: list[str] = []
+    for index, match in enumerate(re.finditer(r"[^\W_][\w'’-]*", question)):
         word = match.group(0)
         folded = words(word)
-        if not word[0].isupper() or not folded or folded in NOT_NAMES:
-            continue
-        if index == 0 and folded in LEADING_WORDS:
-            continue
-        for part in folded.split():
-            if part not in terms:
-                terms.append(part)
+        leading = index == 0 and folded in LEADING_WORDS
+        if word[0].isupper() and folded and folded not in NOT_NAMES and not leading:
+            current.extend(t for t in folded.split() if t not in current)
+            joining = []
+        elif current and word.isdigit():
+            current.append(folded)
+        elif current and folded in JOINING_WORDS and len(joining) < 2:
+            joining.append(folded)
+        else:
+            if current:
+                names.append(current)
+            current, joining = [], []
+    if current:
+        names.append(current)
+    return names
+
+
+def subject_terms(question: str) -> list[str]:
+    """The words of all the question's `subject_names`, without duplicates or numbers.
+
+    "What year did Vosk Tarren die?" gives ["vosk", "tarren"].
+    """
+    terms: list[str] = []
+    for name in subject_names(question):
+        terms.extend(t for t in name if not t.isdigit() and t not in terms)
     return terms
 
 
 def subject_coverage(question: str, *texts: str) -> float | None:
-    """Share of the question's `subject_terms` found as whole words in `texts`.
+    """How well `texts` name what the question is about (0 to 1).
 
-    None when the question names nothing (no capitalised word beyond its first).
+    For the question's best-named subject (`subject_names`): the share of its words
+    found as whole words in `texts`.
+
+    With one name (a person, a place) that is the share of its words; a question about
+    two (a comparison, "X or Y") asks each document for one of them. Numbers in a name
+    do not count. None when the question names nothing.
     """
-    terms = subject_terms(question)
-    if not terms:
+    names = [[t for t in name if not t.isdigit()] for name in subject_names(question)]
+    names = [n for n in names if n]
+    if not names:
         return None
     haystack = f" {' '.join(words(t) for t in texts)} "
-    return sum(1 for t in terms if f" {t} " in haystack) / len(terms)
+    return max(sum(1 for t in name if f" {t} " in haystack) / len(name) for name in names)
