@@ -68,6 +68,11 @@ def components(c: str | Iterable[str] = ()) -> AIMessage:
     return tool("QueryComponents", components=[c] if isinstance(c, str) else list(c))
 
 
+def typed(*pairs: tuple[str, str]) -> AIMessage:
+    """A typed parse: (role, text) pairs, as `query_components="typed"` asks for."""
+    return tool("TypedComponents", components=[{"role": r, "text": t} for r, t in pairs])
+
+
 def label(value: str, *aligned: str, reason: str = "scripted") -> AIMessage:
     return tool("RelevanceJudgment", label=value, reason=reason, aligned=list(aligned))
 
@@ -172,7 +177,9 @@ class PerSchemaFakeChatModel(KnowsItselfFakeChatModel):
 
     `with_structured_output(Schema)` binds the schema as a tool; the bound copy replies
     from the script registered under the schema's name, so the order in which
-    different steps call the model does not matter.
+    different steps call the model does not matter. A schema with no script is treated
+    as one this model cannot bind (like a backend without tool calling): the step then
+    reads the plain reply, which is not that schema, and records its safe default.
     """
 
     scripts: dict[str, list[AIMessage]]
@@ -183,6 +190,8 @@ class PerSchemaFakeChatModel(KnowsItselfFakeChatModel):
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> StructuredFakeChatModel:  # type: ignore[override]
         name = getattr(tools[0], "__name__", str(tools[0]))
+        if name not in self._cycles:
+            raise NotImplementedError(f"no scripted replies for {name}")
         return StructuredFakeChatModel(messages=self._cycles[name], disable_streaming=True)
 
 

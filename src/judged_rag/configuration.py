@@ -46,6 +46,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "stop_when_stalled": False,
         "sufficiency": "llm",
         "alignment": True,
+        "query_components": "typed",
         "prefilter": False,
         "verify": True,
         "max_regenerations": 1,
@@ -178,6 +179,13 @@ class Configuration:
     alignment: bool = _f(
         True,
         "Parse the question into syntactic components and judge their alignment.",
+        access="client",
+    )
+    query_components: Literal["plain", "typed"] = _f(
+        "plain",
+        "How parse splits the question: 'plain' short phrases without a role, or 'typed' "
+        "(GGatrieval's Eq. 1) phrases each tagged subject, predicate, object, predicative, "
+        "attributive, adverbial, complement or apposition; the judge sees the roles.",
         access="client",
     )
 

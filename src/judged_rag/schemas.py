@@ -106,6 +106,111 @@ class QueryComponents(_Lenient):
         return cls(components=items[:8]) if items else None
 
 
+ROLES: tuple[str, ...] = (
+    "subject",
+    "predicate",
+    "object",
+    "predicative",
+    "attributive",
+    "adverbial",
+    "complement",
+    "apposition",
+)
+"""GGatrieval's component types (Eq. 1): C_s, C_v, C_o, C_c, C_attr, C_adv, C_supp, C_app."""
+
+Role = Literal[
+    "subject",
+    "predicate",
+    "object",
+    "predicative",
+    "attributive",
+    "adverbial",
+    "complement",
+    "apposition",
+]
+
+_ROLE_SPELLINGS = {
+    **{role: role for role in ROLES},
+    "s": "subject",
+    "verb": "predicate",
+    "v": "predicate",
+    "o": "object",
+    "directobject": "object",
+    "c": "predicative",
+    "predicatenominative": "predicative",
+    "subjectcomplement": "predicative",
+    "attribute": "attributive",
+    "attr": "attributive",
+    "adjective": "attributive",
+    "modifier": "attributive",
+    "adverb": "adverbial",
+    "adv": "adverbial",
+    "supplement": "complement",
+    "supp": "complement",
+    "appositive": "apposition",
+    "app": "apposition",
+}
+
+
+def normalize_role(value: Any) -> Any:
+    """Map the spellings models use for a component type to GGatrieval's eight."""
+    if not isinstance(value, str):
+        return value
+    return _ROLE_SPELLINGS.get(_squash(value), value)
+
+
+class TypedComponent(_Lenient):
+    """One syntactic component of the question and its type."""
+
+    role: Role = Field(description="The component's syntactic type.")
+    text: str = Field(
+        description="The words of the question that fill it.", json_schema_extra=_text(80)
+    )
+
+    _role = field_validator("role", mode="before")(normalize_role)
+
+
+class TypedComponents(_Lenient):
+    """The question's syntactic components, each typed (GGatrieval's Eq. 1).
+
+    A component of a type the model misnamed beyond recognition is dropped, not the
+    whole reply: the rest of the parse still stands.
+    """
+
+    components: list[TypedComponent] = Field(
+        description="The question's components in order, each with its type; a type may "
+        "occur more than once (two adverbials) or not at all.",
+        json_schema_extra={"maxItems": 8},
+    )
+
+    @field_validator("components", mode="before")
+    @classmethod
+    def _typed_only(cls, value: Any) -> Any:
+        if isinstance(value, dict):  # {"subject": "...", "predicate": "..."}
+            value = [{"role": k, "text": v} for k, v in value.items()]
+        if not isinstance(value, list):
+            return value
+        kept = [
+            item
+            for item in value
+            if isinstance(item, dict)
+            and normalize_role(item.get("role")) in ROLES
+            and isinstance(item.get("text"), str)
+            and item["text"].strip()
+        ]
+        return kept[:8]
+
+    @classmethod
+    def from_text(cls, text: str) -> TypedComponents | None:
+        """Read "role: words" lines ("subject: Apollo 11")."""
+        items = []
+        for line in text.splitlines():
+            match = re.match(r"^[\s*\-\d.)]*([A-Za-z ]+?)\s*[:=]\s*(.+?)\s*$", line)
+            if match and normalize_role(match.group(1)) in ROLES:
+                items.append({"role": match.group(1), "text": match.group(2).strip("\"' ")})
+        return cls.model_validate({"components": items}) if items else None
+
+
 class RelevanceJudgment(_Lenient):
     """RJAG's relevance label for one document, plus the components it grounds.
 

@@ -173,6 +173,9 @@ class State(InputState, OutputState):
     """The gate's decision: use the knowledge base, or answer from the model directly."""
     query_parts: NotRequired[list[str]]
     """Syntactic components of the question (GGatrieval), written by `parse`."""
+    query_roles: NotRequired[dict[str, str]]
+    """Each component's syntactic type (subject, predicate, ...) when `parse` typed them
+    (`query_components="typed"`); empty otherwise."""
     queries: NotRequired[list[str]]
     """Queries for the next retrieval (the question first, then rewrites)."""
     iteration: NotRequired[int]
@@ -217,6 +220,8 @@ class JudgeTask(TypedDict):
     question: str
     query_parts: list[str]
     """The question's syntactic components, for alignment."""
+    roles: NotRequired[dict[str, str]]
+    """Each component's syntactic type, when they were typed."""
     document: Doc
     iteration: int
     calls: NotRequired[int]

@@ -71,19 +71,20 @@ def route_after_retrieve(
             for n in range(tasks)
         ]
     parts = state.get("query_parts") or []
-    return [
-        Send(
-            "judge",
-            JudgeTask(
-                question=state["question"],
-                query_parts=parts,
-                document=doc,
-                iteration=iteration,
-                calls=calls,
-            ),
+    roles = state.get("query_roles") or {}
+    tasks_sent = []
+    for doc in docs:
+        task = JudgeTask(
+            question=state["question"],
+            query_parts=parts,
+            document=doc,
+            iteration=iteration,
+            calls=calls,
         )
-        for doc in docs
-    ]
+        if roles:
+            task["roles"] = roles
+        tasks_sent.append(Send("judge", task))
+    return tasks_sent
 
 
 def route_after_assess(

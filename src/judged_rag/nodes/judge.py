@@ -111,7 +111,7 @@ def judge(
     parts = task["query_parts"]
     user = prompt.USER.format(
         question=task["question"],
-        components="; ".join(parts) if parts else "(not parsed)",
+        components=listed(parts, task.get("roles") or {}),
         document=document,
     )
     with deps.components.judge_slots(cfg.judge_concurrency):
@@ -134,6 +134,13 @@ def judge(
         by="fallback" if outcome.fallback else "llm",
     )
     return _written(judgment, cfg, outcome.cost, outcome.events)
+
+
+def listed(parts: list[str], roles: dict[str, str]) -> str:
+    """The question's components as the judge reads them ("subject: Apollo 11; ...")."""
+    if not parts:
+        return "(not parsed)"
+    return "; ".join(f"{roles[p]}: {p}" if p in roles else p for p in parts)
 
 
 def judge_window(

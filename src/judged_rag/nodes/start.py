@@ -47,6 +47,7 @@ def begin_run(state: Any) -> dict[str, Any]:
         "reason": None,
         "basis": "none",
         "query_parts": [],
+        "query_roles": {},
         "queries": [question],
         "iteration": 0,
         "documents": [],
