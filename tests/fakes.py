@@ -77,6 +77,17 @@ def label(value: str, *aligned: str, reason: str = "scripted") -> AIMessage:
     return tool("RelevanceJudgment", label=value, reason=reason, aligned=list(aligned))
 
 
+def quoted(value: str, *pairs: tuple[str, str], evidence: str = "") -> AIMessage:
+    """A segment-aligning judgment: the label and (component, segment) pairs."""
+    aligned = [{"part": part, "segment": segment} for part, segment in pairs]
+    return tool("SegmentJudgment", label=value, evidence=evidence, aligned=aligned, reason="s")
+
+
+def reflection(*pairs: tuple[str, str]) -> AIMessage:
+    """The reflection's reviewed list M'(Q, D): (component, segment) pairs."""
+    return tool("ReflectedAlignment", aligned=[{"part": p, "segment": s} for p, s in pairs])
+
+
 def verdict(
     supported: bool = True, confidence: float = 0.9, claims: Sequence[str] = ()
 ) -> AIMessage:

@@ -47,6 +47,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "sufficiency": "llm",
         "alignment": True,
         "query_components": "typed",
+        "alignment_check": "segment",
+        "reflection": True,
         "prefilter": False,
         "verify": True,
         "max_regenerations": 1,
@@ -186,6 +188,32 @@ class Configuration:
         "How parse splits the question: 'plain' short phrases without a role, or 'typed' "
         "(GGatrieval's Eq. 1) phrases each tagged subject, predicate, object, predicative, "
         "attributive, adverbial, complement or apposition; the judge sees the roles.",
+        access="client",
+    )
+
+    alignment_check: Literal["substring", "segment"] = _f(
+        "substring",
+        "How the structured judge's alignment is checked: 'substring' matches the parts it "
+        "lists to the question's components by substring either way; 'segment' "
+        "(GGatrieval's criterion) makes it copy, for each component, the segment of the "
+        "document that states it, and counts a component only when that segment is in the "
+        "document (a quote of the question's own words is not). Full alignment: every "
+        "component grounded within one stretch of segment_words words.",
+        access="client",
+    )
+    segment_words: int = _f(
+        40,
+        "Segment alignment: most words of the one stretch of the document that must hold a "
+        "grounding segment of every component for Full alignment (about two sentences).",
+        ge=1,
+        le=1000,
+        access="client",
+    )
+    reflection: bool = _f(
+        False,
+        "GGatrieval's reflection M'(Q, D): a second call per judged document reviews the "
+        "aligned-component list (keeps, drops, adds components, each with its segment); "
+        "the alignment label follows the reviewed list. Structured judge only.",
         access="client",
     )
 
@@ -482,6 +510,11 @@ class Configuration:
         Nodes see `judge` resolved (never "auto"): see `NodeDeps.configuration`.
         """
         return self.alignment and self.judge == "structured"
+
+    @property
+    def reflects(self) -> bool:
+        """Each judged document gets the reflection call (alignment checked, reflection on)."""
+        return self.reflection and self.checks_alignment
 
     @property
     def judge_cutoff(self) -> float:

@@ -263,6 +263,92 @@ class RelevanceJudgment(_Lenient):
         return cls(label=label, reason=text.strip()[:200])
 
 
+class AlignedPart(_Lenient):
+    """One question component a document states, and the segment of it that states it."""
+
+    part: str = Field(description="The question part.", json_schema_extra=_text(80))
+    segment: str = Field(
+        default="",
+        description="The words of the document that state it, copied exactly.",
+        json_schema_extra=_text(200),
+    )
+
+
+def _aligned_parts(value: Any) -> Any:
+    """Accept {"part": "segment"} maps, bare part names, and common key spellings."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [{"part": k, "segment": v if isinstance(v, str) else ""} for k, v in value.items()]
+    if isinstance(value, str):
+        value = _str_list(value)
+    if not isinstance(value, list):
+        return value
+    items: list[Any] = []
+    for item in value:
+        if isinstance(item, AlignedPart):
+            items.append(item)
+        elif isinstance(item, str):
+            items.append({"part": item, "segment": ""})
+        elif isinstance(item, dict):
+            part = item.get("part", item.get("component", item.get("name")))
+            segment = item.get("segment", item.get("quote", item.get("text", "")))
+            if isinstance(part, str):
+                items.append({"part": part, "segment": segment if isinstance(segment, str) else ""})
+    return items
+
+
+class SegmentJudgment(_Lenient):
+    """RJAG's label, plus each aligned component with its grounding segment (GGatrieval).
+
+    As in `RelevanceJudgment`, the evidence comes first.
+    """
+
+    evidence: str = Field(
+        default="",
+        description="Words copied from the document that answer the question; empty if none.",
+        json_schema_extra=_text(200),
+    )
+    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
+        description="highly_relevant: the evidence answers the question; somewhat_relevant: "
+        "same topic, no answer; not_relevant: another topic."
+    )
+    aligned: list[AlignedPart] = Field(
+        default_factory=list,
+        description="Each question part the document states, with the document's words "
+        "that state it.",
+        json_schema_extra={"maxItems": 8},
+    )
+    reason: str = Field(
+        default="", description="At most twelve words.", json_schema_extra=_text(160)
+    )
+
+    _label = field_validator("label", mode="before")(normalize_label)
+    _aligned = field_validator("aligned", mode="before")(_aligned_parts)
+
+    @classmethod
+    def from_text(cls, text: str) -> SegmentJudgment | None:
+        """Find a label named in prose (no component is aligned then)."""
+        found = RelevanceJudgment.from_text(text)
+        return cls(label=found.label, reason=found.reason) if found is not None else None
+
+
+class ReflectedAlignment(_Lenient):
+    """GGatrieval's reflection: the reviewed list of aligned components M'(Q, D).
+
+    The list is required: a reply that does not give one (`{}`) is unreadable, and the
+    first list stands, rather than being read as "nothing is aligned".
+    """
+
+    aligned: list[AlignedPart] = Field(
+        description="Each question part the document really states, with the document's "
+        "words that state it; empty if none.",
+        json_schema_extra={"maxItems": 8},
+    )
+
+    _aligned = field_validator("aligned", mode="before")(_aligned_parts)
+
+
 class SupportCheck(_Lenient):
     """LLatrieval's Verify(q, D): do these documents support an answer?"""
 

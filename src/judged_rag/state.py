@@ -65,6 +65,10 @@ class Judgment(TypedDict):
     judge_score: NotRequired[float | None]
     """The score the label was decided on: `p_highly` combined with the retriever's
     cosine (`judge_similarity_weight`); `p_highly` alone for a document without one."""
+    segments: NotRequired[dict[str, str]]
+    """Segment alignment: each aligned component and the document segment that grounds it."""
+    reflected: NotRequired[bool]
+    """The reflection step M'(Q, D) reviewed the aligned components (one more LLM call)."""
     window: NotRequired[int]
     """List judge: which of the round's listwise calls judged it (from 0); the join
     counts one LLM call per window, not one per document."""

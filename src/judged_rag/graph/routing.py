@@ -48,14 +48,16 @@ def route_after_retrieve(
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
     per_call = cfg.judge_window if cfg.judge == "list" else 1
+    # With reflection, each document's judgment is followed by its review: two calls.
+    per_task = 2 if cfg.reflects and state.get("query_parts") else 1
     if cfg.judge != "off":  # unjudged documents cost no call
-        docs = docs[: affordable * per_call]
+        docs = docs[: affordable // per_task * per_call]
     if not docs or state.get("budget_exhausted"):
         return "assess"
     iteration = state.get("iteration", 0)
     tasks = math.ceil(len(docs) / per_call)
-    # Calls left over after one per task are shared out for retries.
-    calls = max(1, 1 + (affordable - tasks) // tasks)
+    # Calls left over after those every task needs are shared out for retries.
+    calls = max(per_task, per_task + (affordable - per_task * tasks) // tasks)
     if cfg.judge == "list":
         return [
             Send(

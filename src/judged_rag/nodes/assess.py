@@ -75,8 +75,12 @@ def assess(
     # One call per document, except the list judge's: one per window.
     windows = {j["window"] for j in by_llm if "window" in j}
     judge_calls = len(windows) + sum(1 for j in by_llm if "window" not in j)
+    # A reflection (GGatrieval's M'(Q, D)) is a second call that waits for its judgment.
+    reflections = sum(1 for j in by_llm if j.get("reflected"))
     cost: Cost = zero_cost()
-    cost["llm_rounds"] = math.ceil(judge_calls / cfg.judge_concurrency)
+    cost["llm_rounds"] = math.ceil(judge_calls / cfg.judge_concurrency) + math.ceil(
+        reflections / cfg.judge_concurrency
+    )
     counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
     supporting = sum(1 for j in judged.values() if is_supporting(j))
     events: list[TraceEvent] = []
