@@ -108,6 +108,11 @@ def sufficient(value: bool) -> AIMessage:
     return tool("SupportCheck", sufficient=value)
 
 
+def selection(*numbers: int) -> AIMessage:
+    """A progressive selection: the chosen documents' numbers, best first."""
+    return tool("DocumentSelection", selected=list(numbers))
+
+
 def letter(chosen: str, **shares: float) -> AIMessage:
     """A one-token reply with OpenAI-format top log-probabilities (as llama.cpp serves)."""
     top = [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in shares.items()]

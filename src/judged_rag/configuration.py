@@ -44,7 +44,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "top_k": 10,
         "max_iterations": 4,
         "stop_when_stalled": False,
-        "sufficiency": "llm",
+        "sufficiency": "progressive",
+        "selection_window": 5,
         "alignment": True,
         "query_components": "typed",
         "alignment_check": "segment",
@@ -350,10 +351,22 @@ class Configuration:
     )
 
     # assess + rewrite (GGatrieval / LLatrieval)
-    sufficiency: Literal["labels", "llm"] = _f(
+    sufficiency: Literal["labels", "llm", "progressive"] = _f(
         "labels",
-        "How assess decides the support is sufficient: count supporting documents, or ask "
-        "the LLM whether they support an answer (LLatrieval's Verify).",
+        "How a round decides the support is sufficient: 'labels' counts supporting "
+        "documents (no call); 'llm' asks the LLM whether the best-labelled documents support "
+        "an answer (LLatrieval's Verify); 'progressive' runs GGatrieval's Algorithm 1: the "
+        "round's documents re-ranked by alignment then S, the LLM selects max_knowledge of "
+        "them window by window into the supporting set D (kept across rounds), Verify(q, D) "
+        "ends the loop, and a verified D is exactly what the generator receives.",
+        access="client",
+    )
+    selection_window: int = _f(
+        5,
+        "Progressive selection: re-ranked documents shown to the LLM per selection call "
+        "beside the supporting set D (LLatrieval's sliding window).",
+        ge=1,
+        le=20,
         access="client",
     )
     min_supporting: int = _f(
@@ -396,7 +409,12 @@ class Configuration:
         "D_H", "Combination for closed-ended questions (= D_H ∪≠∅ ∅).", access="client"
     )
     max_knowledge: int = _f(
-        5, "Most documents handed to the generator.", ge=1, le=50, access="ceiling"
+        5,
+        "Most documents handed to the generator; with progressive selection, the number of "
+        "documents the LLM selects into the supporting set D (GGatrieval: 5).",
+        ge=1,
+        le=50,
+        access="ceiling",
     )
 
     # web_search

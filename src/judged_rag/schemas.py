@@ -361,6 +361,34 @@ class SupportCheck(_Lenient):
         return cls(sufficient=word.group(1) in {"yes", "true"}) if word else None
 
 
+class DocumentSelection(_Lenient):
+    """LLatrieval's progressive selection: the numbers of the documents chosen."""
+
+    selected: list[int] = Field(
+        description="Numbers of the chosen documents, the most useful first.",
+        json_schema_extra={"maxItems": 20},
+    )
+
+    @field_validator("selected", mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        if isinstance(value, int | str):
+            value = [value]
+        if not isinstance(value, list):
+            return value
+        numbers: list[int] = []
+        for item in value:
+            found = re.findall(r"\d+", str(item)) if not isinstance(item, int) else [item]
+            numbers.extend(int(n) for n in found)
+        return numbers
+
+    @classmethod
+    def from_text(cls, text: str) -> DocumentSelection | None:
+        """Read the numbers in a plain reply ("3, 1")."""
+        numbers = [int(n) for n in re.findall(r"\d+", text)]
+        return cls(selected=numbers) if numbers else None
+
+
 class QueryRewrite(_Lenient):
     """GGatrieval's semantic compensation: synonyms and a pseudo-document."""
 

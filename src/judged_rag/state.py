@@ -191,7 +191,11 @@ class State(InputState, OutputState):
     judgments: NotRequired[Annotated[list[Judgment], operator.add]]
     """Every judgment of the run, one per (document, iteration), added by the judge tasks."""
     sufficient: NotRequired[bool]
-    """Whether `assess` found the support sufficient (ends the rewrite loop)."""
+    """Whether `assess` found the support sufficient (ends the rewrite loop); with
+    progressive selection, whether `select`'s Verify(q, D) accepted the supporting set."""
+    selected: NotRequired[list[str]]
+    """GGatrieval's supporting set D: ids the progressive selection chose, best first,
+    carried from round to round (`sufficiency="progressive"`)."""
     stalled: NotRequired[bool]
     """Whether the last round found nothing better than the rounds before (ends the
     rewrite loop when `stop_when_stalled`)."""

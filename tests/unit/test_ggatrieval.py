@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -313,3 +314,270 @@ def test_with_reflection_each_judged_document_needs_two_calls_of_the_budget() ->
     assert {s.arg["calls"] for s in sends} == {2}
     without = {**config["configurable"], "reflection": False}
     assert len(route_after_retrieve(state, {"configurable": without})) == 3  # type: ignore[arg-type]
+
+
+# --- re-ranking and progressive selection (Algorithm 1, lines 13-18) -------------------
+
+
+def _judgment(doc_id: str, alignment: str, composite: float) -> Any:
+    return {
+        "doc_id": doc_id,
+        "label": "somewhat_relevant",
+        "reason": "",
+        "evidence": "",
+        "aligned_components": [],
+        "alignment": alignment,
+        "alignment_ratio": 0.0,
+        "composite_score": composite,
+        "by": "llm",
+        "iteration": 0,
+    }
+
+
+def _docs(*ids: str) -> list[Any]:
+    from judged_rag.core.documents import to_doc
+
+    return [to_doc(doc(i, i), origin="kb", iteration=0, reliability="B") for i in ids]
+
+
+def test_rerank_puts_alignment_first_then_the_composite_score() -> None:
+    from judged_rag.core.selection import rerank
+
+    judged = {
+        "a": _judgment("a", "partial", 0.90),
+        "b": _judgment("b", "none", 0.99),
+        "c": _judgment("c", "full", 0.40),
+        "d": _judgment("d", "partial", 0.95),
+        "e": _judgment("e", "full", 0.41),
+        "f": _judgment("f", "unchecked", 0.50),
+    }
+    ranked = rerank(_docs("a", "b", "c", "d", "e", "f", "unjudged"), judged)
+    assert [d["id"] for d in ranked] == ["e", "c", "d", "a", "f", "b"]
+
+
+def test_sliding_windows_cover_the_ranking_in_consecutive_slices() -> None:
+    from judged_rag.core.selection import picks, windows
+
+    ranked = _docs("a", "b", "c", "d", "e", "f", "g")
+    assert [[d["id"] for d in w] for w in windows(ranked, 3)] == [
+        ["a", "b", "c"],
+        ["d", "e", "f"],
+        ["g"],
+    ]
+    # Numbers from 1; out of range and repeated ones are ignored; at most `most`.
+    assert picks([3, 3, 0, 9, 1, 2], ["a", "b", "c"], 2) == ["c", "a"]
+
+
+PROGRESSIVE = {
+    "sufficiency": "progressive",
+    "selection_window": 3,
+    "max_knowledge": 2,
+    "stop_when_stalled": False,
+    "web_search": "none",
+}
+THREE = ["Apollo 11", "land", "the Moon"]
+# S = 0.7 * similarity + 0.3 * 0.8 (grade B): d1 0.66, d2 0.59, d3 0.87, d4 0.73,
+# d5 0.80, d6 0.52.
+SIX = [
+    doc("d1", "Apollo 11 was a NASA mission.", similarity=0.6),
+    doc("d2", "Apollo 11 landed on the Moon in July 1969.", similarity=0.5),
+    doc("d3", "Saturn V was a rocket.", similarity=0.9),
+    doc("d4", "Apollo 11 landed on the Moon on 20 July 1969.", similarity=0.7),
+    doc("d5", "The Moon is Earth's satellite.", similarity=0.8),
+    doc("d6", "Gemini came before Apollo.", similarity=0.4),
+]
+SIX_LABELS = [
+    label("somewhat_relevant", "Apollo 11"),  # d1 partial
+    label("highly_relevant", *THREE),  # d2 full
+    label("not_relevant"),  # d3 none
+    label("highly_relevant", *THREE),  # d4 full
+    label("somewhat_relevant", "the Moon"),  # d5 partial
+    label("not_relevant"),  # d6 none
+]
+
+
+def test_progressive_selection_offers_each_window_and_hands_the_verified_set_to_the_generator() -> (
+    None
+):
+    from tests.fakes import components, selection, sufficient
+
+    prompts = Prompts()
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [2]."),
+        judge_model=judge_model(
+            components(THREE),
+            *SIX_LABELS,
+            selection(3, 1),  # window 0 offers d4, d2, d5: D = [d5, d4]
+            selection(3, 1),  # window 1 offers D ∪ {d1, d3, d6}, re-ranked: D = [d1, d4]
+            sufficient(True),
+            verdict(),
+        ),
+        retriever=scripted_retriever(SIX),
+    )
+    out = run(parts, callbacks=[prompts], **PROGRESSIVE)
+    reranked = events(out, "select", "reranked")[0]
+    assert reranked["order"] == ["d4", "d2", "d5", "d1", "d3", "d6"]
+    assert reranked["alignment"] == ["full", "full", "partial", "partial", "none", "none"]
+    windows = events(out, "select", "window")
+    assert [w["offered"] for w in windows] == [
+        ["d4", "d2", "d5"],
+        ["d4", "d5", "d1", "d3", "d6"],
+    ]
+    assert [w["selected"] for w in windows] == [["d5", "d4"], ["d1", "d4"]]
+    assert events(out, "select", "verified") == [
+        {"iteration": 0, "selected": ["d1", "d4"], "sufficient": True}
+    ]
+    # The generator reads exactly D, in its selection order.
+    assert events(out, "combine", "combined")[0]["chosen"] == ["d1", "d4"]
+    assert out["route"]["combination"] == "D (verified)" and out["route"]["iterations"] == 1
+    answer_prompt = next(p for p in prompts.sent if "Answer the question from the numbered" in p)
+    shown = [d.page_content for d in SIX if d.page_content in answer_prompt]
+    assert shown == [
+        "Apollo 11 was a NASA mission.",
+        "Apollo 11 landed on the Moon on 20 July 1969.",
+    ]
+    assert answer_prompt.index("NASA mission") < answer_prompt.index("20 July 1969")
+    assert [c["doc_id"] for c in out["citations"]] == ["d4"]
+    # parse, 6 judges, 2 selections, Verify(q, D), C_M, generate, verify.
+    assert out["cost"]["llm_calls"] == 13
+    # parse, 2 judge rounds (4 at once), 2 selections, Verify, C_M, generate, verify.
+    assert out["cost"]["llm_rounds"] == 9
+
+
+def test_the_loop_stops_at_the_first_round_whose_set_is_verified() -> None:
+    from tests.fakes import components, rewrite, selection, sufficient
+
+    first = [doc("a1", "Apollo 11 was crewed."), doc("a2", "The Moon is far.")]
+    second = [doc("b1", "Apollo 11 landed on 20 July 1969."), doc("b2", "Apollo 12 came later.")]
+    retriever = scripted_retriever(first, second, [doc("never", "never retrieved")])
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(THREE),
+            label("somewhat_relevant", "Apollo 11"),
+            label("somewhat_relevant", "the Moon"),
+            sufficient(False),  # round 0: D = [a1, a2] without a call (nothing to choose)
+            rewrite("touch down"),
+            label("highly_relevant", *THREE),
+            label("not_relevant"),
+            selection(1, 2),  # round 1: D ∪ {b1, b2} re-ranked: b1, a1, a2, b2
+            sufficient(True),
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, **{**PROGRESSIVE, "selection_window": 5})
+    verified = events(out, "select", "verified")
+    assert [(v["selected"], v["sufficient"]) for v in verified] == [
+        (["a1", "a2"], False),
+        (["b1", "a1"], True),
+    ]
+    assert [w["by"] for w in events(out, "select", "window")] == ["all", "llm"]
+    assert len(retriever.queries) == 2  # type: ignore[attr-defined]
+    assert out["route"]["iterations"] == 2
+    assert events(out, "combine", "combined")[0]["chosen"] == ["b1", "a1"]
+
+
+def test_an_unverified_set_leaves_the_knowledge_to_the_combination_strategy() -> None:
+    from tests.fakes import components, sufficient
+
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            components(THREE),
+            label("somewhat_relevant", "Apollo 11"),
+            label("not_relevant"),
+            sufficient(False),
+        ),
+        retriever=scripted_retriever(SIX[:2]),
+    )
+    out = run(parts, **{**PROGRESSIVE, "max_iterations": 1})
+    assert events(out, "select", "verified")[0]["sufficient"] is False
+    combined = events(out, "combine", "combined")[0]
+    assert combined["strategy"] == "D_H ∪≠∅ (D_S ∪ K_W)"
+    assert combined["chosen"] == ["d1"]  # D_S, the web being off
+
+
+def test_an_unreadable_selection_keeps_the_rankings_best_and_is_recorded() -> None:
+    from tests.fakes import components, sufficient
+
+    garbage = [AIMessage(content="I like all of them")] * 3
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(THREE), *SIX_LABELS[:3], *garbage, sufficient(True), verdict()
+        ),
+        retriever=scripted_retriever(SIX[:3]),
+    )
+    out = run(parts, **PROGRESSIVE)
+    fallback = [e for e in out["trace"] if (e["node"], e["event"]) == ("select", "fallback")]
+    assert fallback and fallback[0]["detail"]["default"] == {"selected": [1, 2]}
+    window = events(out, "select", "window")[0]
+    assert window["offered"] == ["d2", "d1", "d3"] and window["selected"] == ["d2", "d1"]
+    assert window["by"] == "rank"
+
+
+def test_selection_stops_where_the_budget_ends_and_skips_verify() -> None:
+    from judged_rag.nodes.select import select
+    from judged_rag.state import zero_cost
+    from tests.fakes import selection
+
+    docs = _docs("a", "b", "c", "d")
+    judged = [_judgment(d["id"], "partial", 0.5) for d in docs]
+    # 100 calls, 96 spent: one call before the answer's three are reached.
+    state = {
+        "question": QUESTION,
+        "documents": docs,
+        "judgments": judged,
+        "iteration": 0,
+        "selected": [],
+        "cost": {**zero_cost(), "llm_calls": 96},
+    }
+    deps = NodeDeps(components=Components(judge_model=judge_model(selection(2))))
+    config = {"configurable": {**PROGRESSIVE, "selection_window": 2, "max_knowledge": 1}}
+    out = select(state, config, None, deps=deps)  # type: ignore[arg-type]
+    budget = [e["detail"] for e in out["trace"] if e["event"] == "budget"]
+    assert budget[0] == {"exhausted": "llm_calls", "window": 1}
+    assert budget[1] == {"exhausted": "llm_calls", "skipped": "verify"}
+    assert out["selected"] == ["b"] and out["sufficient"] is False
+    assert out["cost"]["llm_calls"] == 1 and out["budget_exhausted"] == "llm_calls"
+
+
+@pytest.mark.parametrize(
+    ("state", "settings", "expected"),
+    [
+        ({}, {"sufficiency": "progressive"}, "select"),
+        ({"budget_exhausted": "llm_calls"}, {"sufficiency": "progressive"}, "combine"),
+        ({}, {"sufficiency": "labels"}, "rewrite"),
+        ({"sufficient": True}, {"sufficiency": "labels"}, "combine"),
+    ],
+)
+def test_route_after_assess_goes_through_select_in_progressive_mode(
+    state: dict[str, Any], settings: dict[str, Any], expected: str
+) -> None:
+    from judged_rag.graph.routing import route_after_assess
+
+    got = route_after_assess({"question": "q", **state}, {"configurable": settings})  # type: ignore[arg-type]
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("state", "settings", "expected"),
+    [
+        ({"sufficient": True, "iteration": 0}, {}, "combine"),  # Verify said yes
+        ({"sufficient": False, "iteration": 0}, {}, "rewrite"),
+        ({"sufficient": False, "iteration": 3}, {}, "combine"),  # T = 4 rounds done
+        ({"sufficient": False, "iteration": 0, "budget_exhausted": "tokens"}, {}, "combine"),
+        ({"sufficient": False, "iteration": 0, "stalled": True}, {}, "combine"),
+        (
+            {"sufficient": False, "iteration": 0, "stalled": True},
+            {"stop_when_stalled": False},
+            "rewrite",
+        ),
+    ],
+)
+def test_route_after_select(state: dict[str, Any], settings: dict[str, Any], expected: str) -> None:
+    from judged_rag.graph.routing import route_after_select
+
+    config = {"configurable": {"sufficiency": "progressive", "max_iterations": 4, **settings}}
+    assert route_after_select({"question": "q", **state}, config) == expected  # type: ignore[arg-type]

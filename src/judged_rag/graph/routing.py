@@ -95,13 +95,32 @@ def route_after_assess(
     runtime: Runtime[Any] | None = None,
     *,
     run_settings: RunSettings = TRUSTED,
-) -> Literal["rewrite", "combine"]:
+) -> Literal["select", "rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows.
 
     With `stop_when_stalled`, also only while the last rewrite found something better
-    than the rounds before it (a stalled loop goes to combine).
+    than the rounds before it (a stalled loop goes to combine). With progressive
+    selection, every round goes through `select` first (while the budget lasts).
     """
     cfg = _cfg(config, runtime, run_settings)
+    if cfg.sufficiency == "progressive" and not state.get("budget_exhausted"):
+        return "select"
+    return _next_round(state, cfg)
+
+
+def route_after_select(
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any] | None = None,
+    *,
+    run_settings: RunSettings = TRUSTED,
+) -> Literal["rewrite", "combine"]:
+    """Combine once Verify(q, D) said yes; otherwise rewrite, as after assess."""
+    return _next_round(state, _cfg(config, runtime, run_settings))
+
+
+def _next_round(state: State, cfg: Configuration) -> Literal["rewrite", "combine"]:
+    """Another round (rewrite) or the answer (combine): GGatrieval's loop, bounded."""
     if state.get("sufficient") or state.get("budget_exhausted"):
         return "combine"
     if cfg.stop_when_stalled and state.get("stalled"):

@@ -2,7 +2,9 @@
 
 Gathers the judgments of every iteration into D_H / D_S / D_N and decides, from label
 and alignment counts or from an LLM verification (LLatrieval's Verify(q, D)), whether
-the supporting set is enough. `route_after_assess` turns that into rewrite vs combine.
+the supporting set is enough. `route_after_assess` turns that into rewrite vs combine;
+with `sufficiency="progressive"` the decision is `select`'s (Algorithm 1's progressive
+selection and Verify), and assess only counts.
 """
 
 from __future__ import annotations
@@ -86,6 +88,8 @@ def assess(
     events: list[TraceEvent] = []
     if cfg.sufficiency == "labels":
         sufficient = supporting >= cfg.min_supporting
+    elif cfg.sufficiency == "progressive":
+        sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
         sets = labelled_sets(state)
         candidates = [*sets["highly_relevant"], *sets["somewhat_relevant"]][: cfg.max_knowledge]

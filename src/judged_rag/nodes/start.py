@@ -54,6 +54,7 @@ def begin_run(state: Any) -> dict[str, Any]:
         "pending": [],
         "judgments": Overwrite([]),
         "sufficient": False,
+        "selected": [],
         "stalled": False,
         "web_results": [],
         "web_searched": False,
