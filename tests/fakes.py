@@ -100,6 +100,12 @@ def rewrite(*synonyms: str, pseudo: str = "pseudo document") -> AIMessage:
     return tool("QueryRewrite", synonyms=list(synonyms), pseudo_document=pseudo)
 
 
+def synonymous(synonyms: dict[str, str], pseudo: str = "") -> AIMessage:
+    """SCQU's reply for one low-alignment document: synonyms and its pseudo-document."""
+    pairs = [{"part": p, "synonym": s} for p, s in synonyms.items()]
+    return tool("SynonymousQuery", synonyms=pairs, pseudo_document=pseudo)
+
+
 def keywords(query: str) -> AIMessage:
     return tool("SearchQuery", query=query)
 

@@ -46,6 +46,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "stop_when_stalled": False,
         "sufficiency": "progressive",
         "selection_window": 5,
+        "rewrite_mode": "replace",
+        "rewrite_max_queries": 5,
         "alignment": True,
         "query_components": "typed",
         "alignment_check": "segment",
@@ -399,6 +401,17 @@ class Configuration:
     )
     rewrite_max_queries: int = _f(
         3, "Most queries one rewrite may issue.", ge=1, le=10, access="ceiling"
+    )
+    rewrite_mode: Literal["append", "replace"] = _f(
+        "append",
+        "How SCQU builds the next queries: 'append' adds synonyms of the components no "
+        "document covered to the question, with one pseudo-document per round; 'replace' "
+        "follows GGatrieval's Eq. 3-4 per document (the supporting set D with progressive "
+        "selection, else the round's documents): r >= align_tau gives Q + D; below, the "
+        "components that document does not align are replaced in Q by synonymous "
+        "descriptions (aligned ones stay) and each such synonymous query gets its own "
+        "pseudo-document (one call each).",
+        access="client",
     )
 
     # combine (RJAG)

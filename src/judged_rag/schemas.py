@@ -411,6 +411,53 @@ class QueryRewrite(_Lenient):
         return cls(pseudo_document=text.strip()[:600])
 
 
+class Synonym(_Lenient):
+    """A synonymous description of one question component."""
+
+    part: str = Field(description="The question part.", json_schema_extra=_text(80))
+    synonym: str = Field(
+        description="Other words with the same meaning.", json_schema_extra=_text(80)
+    )
+
+
+class SynonymousQuery(_Lenient):
+    """SCQU for one low-alignment document: synonyms (Eq. 3) and a pseudo-document."""
+
+    synonyms: list[Synonym] = Field(
+        default_factory=list,
+        description="A synonymous description for each listed part.",
+        json_schema_extra={"maxItems": 8},
+    )
+    pseudo_document: str = Field(
+        default="",
+        description="Two sentences that a document answering the reworded question would contain.",
+        json_schema_extra=_text(400),
+    )
+
+    @field_validator("synonyms", mode="before")
+    @classmethod
+    def _pairs(cls, value: Any) -> Any:
+        if isinstance(value, dict):  # {"land": "touch down"}
+            return [{"part": k, "synonym": v} for k, v in value.items() if isinstance(v, str)]
+        if not isinstance(value, list):
+            return value
+        pairs = []
+        for item in value:
+            if isinstance(item, Synonym):
+                pairs.append(item.model_dump())
+            elif isinstance(item, dict):
+                part = item.get("part", item.get("component"))
+                synonym = item.get("synonym", item.get("description", item.get("text")))
+                if isinstance(part, str) and isinstance(synonym, str) and synonym.strip():
+                    pairs.append({"part": part, "synonym": synonym})
+        return pairs
+
+    @classmethod
+    def from_text(cls, text: str) -> SynonymousQuery | None:
+        """Use prose as the pseudo-document (no synonym)."""
+        return cls(pseudo_document=text.strip()[:600]) if text.strip() else None
+
+
 class SearchQuery(_Lenient):
     """The question rewritten as a keyword web-search query (RJAG)."""
 

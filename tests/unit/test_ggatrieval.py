@@ -125,13 +125,6 @@ def test_the_judge_reads_each_components_type() -> None:
     assert "Question parts: adverbial: When; subject: Apollo 11; predicate: land; " in judged[0]
 
 
-def test_the_paper_preset_types_the_components_and_the_default_does_not() -> None:
-    from judged_rag import Configuration
-
-    assert Configuration.from_mapping({"preset": "paper"}).query_components == "typed"
-    assert Configuration().query_components == "plain"
-
-
 # --- segment alignment (Section 3.1) ---------------------------------------------------
 
 PARTS = ["When", "Apollo 11", "land", "on the Moon"]
@@ -581,3 +574,217 @@ def test_route_after_select(state: dict[str, Any], settings: dict[str, Any], exp
 
     config = {"configurable": {"sufficiency": "progressive", "max_iterations": 4, **settings}}
     assert route_after_select({"question": "q", **state}, config) == expected  # type: ignore[arg-type]
+
+
+# --- SCQU, Eq. 3-4 (Section 3.3) --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("synonyms", "expected", "appended"),
+    [
+        (
+            {"land": "touch down", "on the Moon": "on the lunar surface"},
+            "When did Apollo 11 touch down on the lunar surface?",
+            [],
+        ),
+        (
+            {"apollo 11": "the first crewed landing"},
+            "When did the first crewed landing land on the Moon?",
+            [],
+        ),
+        ({"the year": "the date"}, "When did Apollo 11 land on the Moon? the date", ["the year"]),
+        ({}, QUESTION, []),
+    ],
+)
+def test_q_prime_replaces_components_in_the_question(
+    synonyms: dict[str, str], expected: str, appended: list[str]
+) -> None:
+    from judged_rag.nodes.rewrite import replace_components
+
+    assert replace_components(QUESTION, synonyms) == (expected, appended)
+
+
+def test_scqu_categories_split_at_tau_and_share_one_query_per_unaligned_set() -> None:
+    from judged_rag.nodes.rewrite import scqu_plan
+
+    def aligned(doc_id: str, *parts: str) -> Any:
+        judgment = _judgment(doc_id, "partial", 0.5)
+        judgment["aligned_components"] = list(parts)
+        judgment["alignment_ratio"] = round(len(parts) / 4, 4)
+        return judgment
+
+    judgments = [
+        aligned("half", "When", "Apollo 11"),  # r = 0.5: at tau, high alignment
+        aligned("quarter", "Apollo 11"),  # r = 0.25
+        aligned("other_quarter", "Apollo 11"),  # the same unaligned set: no second query
+        aligned("nothing"),  # r = 0
+    ]
+    high, unaligned = scqu_plan(judgments, PARTS, 0.5)
+    assert [j["doc_id"] for j in high] == ["half"]
+    assert unaligned == [("When", "land", "on the Moon"), tuple(PARTS)]
+
+
+REPLACING = {"rewrite_mode": "replace", "align_tau": 0.5, "web_search": "none"}
+
+
+def test_scqu_gives_q_plus_d_and_one_pseudo_document_per_synonymous_query() -> None:
+    from tests.fakes import components, synonymous
+
+    round_one = [
+        doc("m1", "The Moon has no air.", similarity=0.7),  # aligns the Moon: r = 1/3
+        doc("m2", "Apollo 11 was set to land in 1969.", similarity=0.6),  # r = 2/3
+        doc("m3", "The Moon is far away.", similarity=0.5),  # as m1
+        doc("m4", "Rockets burn fuel.", similarity=0.4),  # r = 0
+    ]
+    retriever = scripted_retriever(round_one, [APOLLO], [], [])
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(THREE),
+            label("somewhat_relevant", "the Moon"),
+            label("somewhat_relevant", "Apollo 11", "land"),
+            label("somewhat_relevant", "the Moon"),
+            label("not_relevant"),
+            synonymous(
+                {"Apollo 11": "the first crewed lunar mission", "land": "touch down"},
+                pseudo="It touched down in July 1969.",
+            ),
+            synonymous(
+                {"Apollo 11": "the first crewed lunar mission", "land": "touch down"},
+                pseudo="The crew reached the lunar surface.",
+            ),
+            label("highly_relevant", *THREE),
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, **REPLACING)
+    queries = retriever.queries  # type: ignore[attr-defined]
+    assert queries[1:] == [
+        f"{QUESTION}\nApollo 11 was set to land in 1969.",  # r >= tau: Q + D
+        # m1 and m3 do not align Apollo 11 and land: replaced; the Moon stays.
+        "When did the first crewed lunar mission touch down on the Moon?\n"
+        "It touched down in July 1969.",
+        # m4 aligns nothing; "the Moon" got no synonym in the reply, so it stays.
+        "When did the first crewed lunar mission touch down on the Moon?\n"
+        "The crew reached the lunar surface.",
+    ]
+    made = events(out, "rewrite", "synonymous_query")
+    assert [m["unaligned"] for m in made] == [["Apollo 11", "land"], THREE]
+    assert made[1]["kept"] == ["the Moon"]
+    assert events(out, "rewrite", "queries")[0]["basis"] == "round"
+    # parse, 4 judges, 2 rewrites, 1 judge, C_M, verify, generate.
+    assert out["cost"]["llm_calls"] == 11
+
+
+def test_an_unreadable_scqu_reply_leaves_the_question_and_is_recorded() -> None:
+    from tests.fakes import components
+
+    retriever = scripted_retriever([doc("m1", "The Moon has no air.")], [])
+    garbage = [AIMessage(content="")] * 3
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            components(THREE), label("somewhat_relevant", "the Moon"), *garbage
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, **REPLACING, max_iterations=2)
+    assert [e["event"] for e in out["trace"] if e["node"] == "rewrite"] == [
+        "fallback",
+        "synonymous_query",
+        "queries",
+    ]
+    assert retriever.queries[1] == QUESTION  # type: ignore[attr-defined]
+
+
+def test_with_progressive_selection_scqu_starts_from_the_supporting_set() -> None:
+    from tests.fakes import components, selection, sufficient, synonymous
+
+    round_one = [
+        doc("a1", "Apollo 11 was crewed.", similarity=0.9),  # aligns Apollo 11
+        doc("a2", "The Moon is far.", similarity=0.8),  # aligns the Moon
+        doc("a3", "Rockets burn fuel.", similarity=0.7),  # aligns nothing; not selected
+    ]
+    retriever = scripted_retriever(round_one, [])
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            components(THREE),
+            label("somewhat_relevant", "Apollo 11"),
+            label("somewhat_relevant", "the Moon"),
+            label("not_relevant"),
+            selection(1, 2),  # D = [a1, a2]
+            sufficient(False),
+            synonymous({"land": "touch down", "the Moon": "the lunar surface"}),
+            synonymous({"Apollo 11": "the first crewed mission", "land": "touch down"}),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, **{**PROGRESSIVE, **REPLACING, "max_iterations": 2})
+    made = events(out, "rewrite", "synonymous_query")
+    assert [m["unaligned"] for m in made] == [["land", "the Moon"], ["Apollo 11", "land"]]
+    assert [m["query"] for m in made] == [
+        "When did Apollo 11 touch down on the lunar surface?",
+        "When did the first crewed mission touch down on the Moon?",
+    ]
+    assert events(out, "rewrite", "queries")[0]["basis"] == "D"
+    # Round 1 found nothing new: D is the set Verify refused, not verified again.
+    assert events(out, "select", "unchanged") == [{"selected": ["a1", "a2"]}]
+    assert [v["sufficient"] for v in events(out, "select", "verified")] == [False, False]
+
+
+# --- the presets ------------------------------------------------------------------------
+
+PAPER_LOOP = {
+    "query_components": ("plain", "typed"),
+    "alignment_check": ("substring", "segment"),
+    "reflection": (False, True),
+    "sufficiency": ("labels", "progressive"),
+    "selection_window": (5, 5),
+    "max_knowledge": (5, 5),
+    "rewrite_mode": ("append", "replace"),
+    "rewrite_max_queries": (3, 5),
+    "max_iterations": (4, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_LOOP))
+def test_the_paper_preset_turns_algorithm_1_on_and_the_default_keeps_it_off(name: str) -> None:
+    from judged_rag import Configuration
+
+    default, paper = PAPER_LOOP[name]
+    assert getattr(Configuration(), name) == default
+    assert getattr(Configuration.from_mapping({"preset": "paper"}), name) == paper
+
+
+def test_a_paper_preset_run_goes_through_every_step_of_algorithm_1() -> None:
+    from tests.fakes import sufficient
+
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            TYPED,
+            quoted("highly_relevant", *ALL_FOUR[1:], evidence="20 July 1969"),
+            reflection(*ALL_FOUR),
+            sufficient(True),  # Verify(q, D): D = [landing], nothing to choose from
+        ),
+        retriever=scripted_retriever([doc("landing", LANDING)]),
+    )
+    out = run(parts, preset="paper")
+    assert events(out, "parse", "components")[0]["roles"] == ROLES
+    assert events(out, "judge", "reflected")[0]["alignment"] == "full"
+    assert events(out, "judge", "aligned")[0]["span"] == 19
+    assert events(out, "select", "window")[0] == {
+        "window": 0,
+        "offered": ["landing"],
+        "selected": ["landing"],
+        "by": "all",
+    }
+    assert events(out, "select", "verified")[0]["sufficient"] is True
+    assert out["route"]["combination"] == "D (verified)"
+    assert out["answer"] == "On 20 July 1969 [1]." and not out["abstained"]
+    # parse, judge, reflection, Verify(q, D), C_M, generate; the answer restates the
+    # judge's quote from the document it cites, so the verifier makes no call.
+    assert events(out, "verify", "checked")[0]["by"] == "judge_quote"
+    assert out["cost"]["llm_calls"] == 6

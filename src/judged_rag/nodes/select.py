@@ -12,7 +12,8 @@ Algorithm 1, lines 13-18, once per retrieve-judge round (`sufficiency="progressi
   selection order, is exactly the knowledge `combine` hands the generator.
 
 An unreadable selection keeps the re-ranking's best (recorded); an unreadable Verify
-says no (recorded); a spent budget stops the selection where it is and skips Verify.
+says no (recorded); a spent budget stops the selection where it is and skips Verify. A
+round that leaves D as an earlier round's Verify refused it is not verified again.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def select(
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
     docs = {d["id"]: d for d in state.get("documents") or []}
-    chosen = [i for i in state.get("selected") or [] if i in docs]
+    chosen = before = [i for i in state.get("selected") or [] if i in docs]
     this_round = [
         d for d in docs.values() if d["id"] in judged and judged[d["id"]]["iteration"] == iteration
     ]
@@ -92,7 +93,11 @@ def select(
             chosen, by = offered[: cfg.max_knowledge], "rank"
         events.append(event("select", "window", **shown, selected=chosen, by=by))
     sufficient = False
-    if chosen:
+    if chosen and chosen == before:
+        # The set an earlier round's Verify refused, unchanged: the same question, the same
+        # documents, the same answer; no call.
+        events.append(event("select", "unchanged", selected=chosen))
+    elif chosen:
         step = deps.step("select", spent(), config, cfg, keep=reserve(cfg))
         if step.exhausted:
             events.append(event("select", "budget", exhausted=step.exhausted, skipped="verify"))
