@@ -36,9 +36,10 @@ PresetName = Literal["default", "paper", "fast"]
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    # Paper-faithful: k = 10 (RJAG), T = 4 iterations and LLM verification of the
-    # supporting set (GGatrieval / LLatrieval), RJAG's labelled judgment with alignment
-    # whatever the model, no score pre-filter.
+    # Paper-faithful: k = 10 (RJAG), RJAG's labelled judgment whatever the model, no
+    # score pre-filter, and GGatrieval's Algorithm 1 for T = 4 rounds: typed components,
+    # segment alignment, reflection, re-ranking and progressive selection (5 documents,
+    # windows of 5) with Verify(q, D), and the component-replacing SCQU.
     "paper": {
         "judge": "structured",
         "top_k": 10,
@@ -109,8 +110,10 @@ class Configuration:
     preset: PresetName = _f(
         "default",
         "Named bundle of settings applied first; explicit settings override it. "
-        "'paper' follows the papers (k=10, T=4, LLM verification, labelled judgments with "
-        "alignment); 'fast' makes the fewest LLM calls (k=4, one rewrite, no regeneration).",
+        "'paper' follows the papers (k=10, T=4, labelled judgments, and GGatrieval's "
+        "Algorithm 1: typed components, segment alignment, reflection, progressive "
+        "selection with Verify, component-replacing rewrite); 'fast' makes the fewest LLM "
+        "calls (k=4, one rewrite, no regeneration).",
         access="client",
     )
 
