@@ -207,10 +207,11 @@ def test_claims_must_name_a_component_and_quote_more_than_function_words() -> No
             ("Neil Armstrong", "Apollo 11"),  # not a component of the question
             ("adverbial", "on the Moon"),  # two components have that type: ambiguous
             ("subject", "Apollo 11"),  # the only subject
+            ("predicate: land", "land"),  # as the judge read it listed
             ("on the Moon", "the"),  # in the document, but says nothing
         ]
     )
-    assert result.aligned == ["Apollo 11"]
+    assert result.aligned == ["Apollo 11", "land"]
     assert result.rejected == {
         "Neil Armstrong": "not_a_component",
         "adverbial": "not_a_component",

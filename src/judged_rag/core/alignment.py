@@ -6,9 +6,9 @@ Partial (with at least one), No (with none). The judge names, for each component
 says the document states, the segment of the document that states it. Here a
 component counts as aligned only when:
 
-- the part it names is one of the question's components (its words, or its type when
-  only one component has that type): a judge cannot invent components, nor claim
-  several with one long phrase;
+- the part it names is one of the question's components (its words, as listed with or
+  without its type, or its type when only one component has that type): a judge cannot
+  invent components, nor claim several with one long phrase;
 - its segment holds a content word (not only "the", "of", "was"...);
 - its segment is in the document, as whole words (case, accents and punctuation aside:
   `core.quotes.grounded`). A segment made of the question's own words that the document
@@ -99,10 +99,14 @@ class SegmentCheck:
 
 
 def matching_component(claim: str, parts: Sequence[str], roles: dict[str, str]) -> str | None:
-    """The component a judge's claim names: the same words, or a type only one part has."""
+    """The component a judge's claim names.
+
+    Its words, as listed to the judge with or without its type ("subject: Apollo 11"),
+    or a type only one component has ("subject").
+    """
     said = words(claim)
     for part in parts:
-        if words(part) == said:
+        if said in (words(part), words(f"{roles.get(part, '')} {part}")):
             return part
     typed = [part for part in parts if roles.get(part) == said]
     return typed[0] if len(typed) == 1 else None
