@@ -68,8 +68,24 @@ def components(c: str | Iterable[str] = ()) -> AIMessage:
     return tool("QueryComponents", components=[c] if isinstance(c, str) else list(c))
 
 
+def typed(*pairs: tuple[str, str]) -> AIMessage:
+    """A typed parse: (role, text) pairs, as `query_components="typed"` asks for."""
+    return tool("TypedComponents", components=[{"role": r, "text": t} for r, t in pairs])
+
+
 def label(value: str, *aligned: str, reason: str = "scripted") -> AIMessage:
     return tool("RelevanceJudgment", label=value, reason=reason, aligned=list(aligned))
+
+
+def quoted(value: str, *pairs: tuple[str, str], evidence: str = "") -> AIMessage:
+    """A segment-aligning judgment: the label and (component, segment) pairs."""
+    aligned = [{"part": part, "segment": segment} for part, segment in pairs]
+    return tool("SegmentJudgment", label=value, evidence=evidence, aligned=aligned, reason="s")
+
+
+def reflection(*pairs: tuple[str, str]) -> AIMessage:
+    """The reflection's reviewed list M'(Q, D): (component, segment) pairs."""
+    return tool("ReflectedAlignment", aligned=[{"part": p, "segment": s} for p, s in pairs])
 
 
 def verdict(
@@ -84,12 +100,23 @@ def rewrite(*synonyms: str, pseudo: str = "pseudo document") -> AIMessage:
     return tool("QueryRewrite", synonyms=list(synonyms), pseudo_document=pseudo)
 
 
+def synonymous(synonyms: dict[str, str], pseudo: str = "") -> AIMessage:
+    """SCQU's reply for one low-alignment document: synonyms and its pseudo-document."""
+    pairs = [{"part": p, "synonym": s} for p, s in synonyms.items()]
+    return tool("SynonymousQuery", synonyms=pairs, pseudo_document=pseudo)
+
+
 def keywords(query: str) -> AIMessage:
     return tool("SearchQuery", query=query)
 
 
 def sufficient(value: bool) -> AIMessage:
     return tool("SupportCheck", sufficient=value)
+
+
+def selection(*numbers: int) -> AIMessage:
+    """A progressive selection: the chosen documents' numbers, best first."""
+    return tool("DocumentSelection", selected=list(numbers))
 
 
 def letter(chosen: str, **shares: float) -> AIMessage:
@@ -172,7 +199,9 @@ class PerSchemaFakeChatModel(KnowsItselfFakeChatModel):
 
     `with_structured_output(Schema)` binds the schema as a tool; the bound copy replies
     from the script registered under the schema's name, so the order in which
-    different steps call the model does not matter.
+    different steps call the model does not matter. A schema with no script is treated
+    as one this model cannot bind (like a backend without tool calling): the step then
+    reads the plain reply, which is not that schema, and records its safe default.
     """
 
     scripts: dict[str, list[AIMessage]]
@@ -183,6 +212,8 @@ class PerSchemaFakeChatModel(KnowsItselfFakeChatModel):
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> StructuredFakeChatModel:  # type: ignore[override]
         name = getattr(tools[0], "__name__", str(tools[0]))
+        if name not in self._cycles:
+            raise NotImplementedError(f"no scripted replies for {name}")
         return StructuredFakeChatModel(messages=self._cycles[name], disable_streaming=True)
 
 

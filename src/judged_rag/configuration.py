@@ -36,16 +36,23 @@ PresetName = Literal["default", "paper", "fast"]
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    # Paper-faithful: k = 10 (RJAG), T = 4 iterations and LLM verification of the
-    # supporting set (GGatrieval / LLatrieval), RJAG's labelled judgment with alignment
-    # whatever the model, no score pre-filter.
+    # Paper-faithful: k = 10 (RJAG), RJAG's labelled judgment whatever the model, no
+    # score pre-filter, and GGatrieval's Algorithm 1 for T = 4 rounds: typed components,
+    # segment alignment, reflection, re-ranking and progressive selection (5 documents,
+    # windows of 5) with Verify(q, D), and the component-replacing SCQU.
     "paper": {
         "judge": "structured",
         "top_k": 10,
         "max_iterations": 4,
         "stop_when_stalled": False,
-        "sufficiency": "llm",
+        "sufficiency": "progressive",
+        "selection_window": 5,
+        "rewrite_mode": "replace",
+        "rewrite_max_queries": 5,
         "alignment": True,
+        "query_components": "typed",
+        "alignment_check": "segment",
+        "reflection": True,
         "prefilter": False,
         "verify": True,
         "max_regenerations": 1,
@@ -103,8 +110,10 @@ class Configuration:
     preset: PresetName = _f(
         "default",
         "Named bundle of settings applied first; explicit settings override it. "
-        "'paper' follows the papers (k=10, T=4, LLM verification, labelled judgments with "
-        "alignment); 'fast' makes the fewest LLM calls (k=4, one rewrite, no regeneration).",
+        "'paper' follows the papers (k=10, T=4, labelled judgments, and GGatrieval's "
+        "Algorithm 1: typed components, segment alignment, reflection, progressive "
+        "selection with Verify, component-replacing rewrite); 'fast' makes the fewest LLM "
+        "calls (k=4, one rewrite, no regeneration).",
         access="client",
     )
 
@@ -178,6 +187,39 @@ class Configuration:
     alignment: bool = _f(
         True,
         "Parse the question into syntactic components and judge their alignment.",
+        access="client",
+    )
+    query_components: Literal["plain", "typed"] = _f(
+        "plain",
+        "How parse splits the question: 'plain' short phrases without a role, or 'typed' "
+        "(GGatrieval's Eq. 1) phrases each tagged subject, predicate, object, predicative, "
+        "attributive, adverbial, complement or apposition; the judge sees the roles.",
+        access="client",
+    )
+
+    alignment_check: Literal["substring", "segment"] = _f(
+        "substring",
+        "How the structured judge's alignment is checked: 'substring' matches the parts it "
+        "lists to the question's components by substring either way; 'segment' "
+        "(GGatrieval's criterion) makes it copy, for each component, the segment of the "
+        "document that states it, and counts a component only when that segment is in the "
+        "document (a quote of the question's own words is not). Full alignment: every "
+        "component grounded within one stretch of segment_words words.",
+        access="client",
+    )
+    segment_words: int = _f(
+        40,
+        "Segment alignment: most words of the one stretch of the document that must hold a "
+        "grounding segment of every component for Full alignment (about two sentences).",
+        ge=1,
+        le=1000,
+        access="client",
+    )
+    reflection: bool = _f(
+        False,
+        "GGatrieval's reflection M'(Q, D): a second call per judged document reviews the "
+        "aligned-component list (keeps, drops, adds components, each with its segment); "
+        "the alignment label follows the reviewed list. Structured judge only.",
         access="client",
     )
 
@@ -314,10 +356,22 @@ class Configuration:
     )
 
     # assess + rewrite (GGatrieval / LLatrieval)
-    sufficiency: Literal["labels", "llm"] = _f(
+    sufficiency: Literal["labels", "llm", "progressive"] = _f(
         "labels",
-        "How assess decides the support is sufficient: count supporting documents, or ask "
-        "the LLM whether they support an answer (LLatrieval's Verify).",
+        "How a round decides the support is sufficient: 'labels' counts supporting "
+        "documents (no call); 'llm' asks the LLM whether the best-labelled documents support "
+        "an answer (LLatrieval's Verify); 'progressive' runs GGatrieval's Algorithm 1: the "
+        "round's documents re-ranked by alignment then S, the LLM selects max_knowledge of "
+        "them window by window into the supporting set D (kept across rounds), Verify(q, D) "
+        "ends the loop, and a verified D is exactly what the generator receives.",
+        access="client",
+    )
+    selection_window: int = _f(
+        5,
+        "Progressive selection: re-ranked documents shown to the LLM per selection call "
+        "beside the supporting set D (LLatrieval's sliding window).",
+        ge=1,
+        le=20,
         access="client",
     )
     min_supporting: int = _f(
@@ -351,6 +405,17 @@ class Configuration:
     rewrite_max_queries: int = _f(
         3, "Most queries one rewrite may issue.", ge=1, le=10, access="ceiling"
     )
+    rewrite_mode: Literal["append", "replace"] = _f(
+        "append",
+        "How SCQU builds the next queries: 'append' adds synonyms of the components no "
+        "document covered to the question, with one pseudo-document per round; 'replace' "
+        "follows GGatrieval's Eq. 3-4 per document (the supporting set D with progressive "
+        "selection, else the round's documents): r >= align_tau gives Q + D; below, the "
+        "components that document does not align are replaced in Q by synonymous "
+        "descriptions (aligned ones stay) and each such synonymous query gets its own "
+        "pseudo-document (one call each).",
+        access="client",
+    )
 
     # combine (RJAG)
     open_strategy: Strategy = _f(
@@ -360,7 +425,12 @@ class Configuration:
         "D_H", "Combination for closed-ended questions (= D_H ∪≠∅ ∅).", access="client"
     )
     max_knowledge: int = _f(
-        5, "Most documents handed to the generator.", ge=1, le=50, access="ceiling"
+        5,
+        "Most documents handed to the generator; with progressive selection, the number of "
+        "documents the LLM selects into the supporting set D (GGatrieval: 5).",
+        ge=1,
+        le=50,
+        access="ceiling",
     )
 
     # web_search
@@ -474,6 +544,11 @@ class Configuration:
         Nodes see `judge` resolved (never "auto"): see `NodeDeps.configuration`.
         """
         return self.alignment and self.judge == "structured"
+
+    @property
+    def reflects(self) -> bool:
+        """Each judged document gets the reflection call (alignment checked, reflection on)."""
+        return self.reflection and self.checks_alignment
 
     @property
     def judge_cutoff(self) -> float:

@@ -106,6 +106,111 @@ class QueryComponents(_Lenient):
         return cls(components=items[:8]) if items else None
 
 
+ROLES: tuple[str, ...] = (
+    "subject",
+    "predicate",
+    "object",
+    "predicative",
+    "attributive",
+    "adverbial",
+    "complement",
+    "apposition",
+)
+"""GGatrieval's component types (Eq. 1): C_s, C_v, C_o, C_c, C_attr, C_adv, C_supp, C_app."""
+
+Role = Literal[
+    "subject",
+    "predicate",
+    "object",
+    "predicative",
+    "attributive",
+    "adverbial",
+    "complement",
+    "apposition",
+]
+
+_ROLE_SPELLINGS = {
+    **{role: role for role in ROLES},
+    "s": "subject",
+    "verb": "predicate",
+    "v": "predicate",
+    "o": "object",
+    "directobject": "object",
+    "c": "predicative",
+    "predicatenominative": "predicative",
+    "subjectcomplement": "predicative",
+    "attribute": "attributive",
+    "attr": "attributive",
+    "adjective": "attributive",
+    "modifier": "attributive",
+    "adverb": "adverbial",
+    "adv": "adverbial",
+    "supplement": "complement",
+    "supp": "complement",
+    "appositive": "apposition",
+    "app": "apposition",
+}
+
+
+def normalize_role(value: Any) -> Any:
+    """Map the spellings models use for a component type to GGatrieval's eight."""
+    if not isinstance(value, str):
+        return value
+    return _ROLE_SPELLINGS.get(_squash(value), value)
+
+
+class TypedComponent(_Lenient):
+    """One syntactic component of the question and its type."""
+
+    role: Role = Field(description="The component's syntactic type.")
+    text: str = Field(
+        description="The words of the question that fill it.", json_schema_extra=_text(80)
+    )
+
+    _role = field_validator("role", mode="before")(normalize_role)
+
+
+class TypedComponents(_Lenient):
+    """The question's syntactic components, each typed (GGatrieval's Eq. 1).
+
+    A component of a type the model misnamed beyond recognition is dropped, not the
+    whole reply: the rest of the parse still stands.
+    """
+
+    components: list[TypedComponent] = Field(
+        description="The question's components in order, each with its type; a type may "
+        "occur more than once (two adverbials) or not at all.",
+        json_schema_extra={"maxItems": 8},
+    )
+
+    @field_validator("components", mode="before")
+    @classmethod
+    def _typed_only(cls, value: Any) -> Any:
+        if isinstance(value, dict):  # {"subject": "...", "predicate": "..."}
+            value = [{"role": k, "text": v} for k, v in value.items()]
+        if not isinstance(value, list):
+            return value
+        kept = [
+            item
+            for item in value
+            if isinstance(item, dict)
+            and normalize_role(item.get("role")) in ROLES
+            and isinstance(item.get("text"), str)
+            and item["text"].strip()
+        ]
+        return kept[:8]
+
+    @classmethod
+    def from_text(cls, text: str) -> TypedComponents | None:
+        """Read "role: words" lines ("subject: Apollo 11")."""
+        items = []
+        for line in text.splitlines():
+            match = re.match(r"^[\s*\-\d.)]*([A-Za-z ]+?)\s*[:=]\s*(.+?)\s*$", line)
+            if match and normalize_role(match.group(1)) in ROLES:
+                items.append({"role": match.group(1), "text": match.group(2).strip("\"' ")})
+        return cls.model_validate({"components": items}) if items else None
+
+
 class RelevanceJudgment(_Lenient):
     """RJAG's relevance label for one document, plus the components it grounds.
 
@@ -158,6 +263,92 @@ class RelevanceJudgment(_Lenient):
         return cls(label=label, reason=text.strip()[:200])
 
 
+class AlignedPart(_Lenient):
+    """One question component a document states, and the segment of it that states it."""
+
+    part: str = Field(description="The question part.", json_schema_extra=_text(80))
+    segment: str = Field(
+        default="",
+        description="The words of the document that state it, copied exactly.",
+        json_schema_extra=_text(200),
+    )
+
+
+def _aligned_parts(value: Any) -> Any:
+    """Accept {"part": "segment"} maps, bare part names, and common key spellings."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [{"part": k, "segment": v if isinstance(v, str) else ""} for k, v in value.items()]
+    if isinstance(value, str):
+        value = _str_list(value)
+    if not isinstance(value, list):
+        return value
+    items: list[Any] = []
+    for item in value:
+        if isinstance(item, AlignedPart):
+            items.append(item)
+        elif isinstance(item, str):
+            items.append({"part": item, "segment": ""})
+        elif isinstance(item, dict):
+            part = item.get("part", item.get("component", item.get("name")))
+            segment = item.get("segment", item.get("quote", item.get("text", "")))
+            if isinstance(part, str):
+                items.append({"part": part, "segment": segment if isinstance(segment, str) else ""})
+    return items
+
+
+class SegmentJudgment(_Lenient):
+    """RJAG's label, plus each aligned component with its grounding segment (GGatrieval).
+
+    As in `RelevanceJudgment`, the evidence comes first.
+    """
+
+    evidence: str = Field(
+        default="",
+        description="Words copied from the document that answer the question; empty if none.",
+        json_schema_extra=_text(200),
+    )
+    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
+        description="highly_relevant: the evidence answers the question; somewhat_relevant: "
+        "same topic, no answer; not_relevant: another topic."
+    )
+    aligned: list[AlignedPart] = Field(
+        default_factory=list,
+        description="Each question part the document states, with the document's words "
+        "that state it.",
+        json_schema_extra={"maxItems": 8},
+    )
+    reason: str = Field(
+        default="", description="At most twelve words.", json_schema_extra=_text(160)
+    )
+
+    _label = field_validator("label", mode="before")(normalize_label)
+    _aligned = field_validator("aligned", mode="before")(_aligned_parts)
+
+    @classmethod
+    def from_text(cls, text: str) -> SegmentJudgment | None:
+        """Find a label named in prose (no component is aligned then)."""
+        found = RelevanceJudgment.from_text(text)
+        return cls(label=found.label, reason=found.reason) if found is not None else None
+
+
+class ReflectedAlignment(_Lenient):
+    """GGatrieval's reflection: the reviewed list of aligned components M'(Q, D).
+
+    The list is required: a reply that does not give one (`{}`) is unreadable, and the
+    first list stands, rather than being read as "nothing is aligned".
+    """
+
+    aligned: list[AlignedPart] = Field(
+        description="Each question part the document really states, with the document's "
+        "words that state it; empty if none.",
+        json_schema_extra={"maxItems": 8},
+    )
+
+    _aligned = field_validator("aligned", mode="before")(_aligned_parts)
+
+
 class SupportCheck(_Lenient):
     """LLatrieval's Verify(q, D): do these documents support an answer?"""
 
@@ -168,6 +359,34 @@ class SupportCheck(_Lenient):
         """Read a bare yes / no."""
         word = re.match(r"\W*(yes|no|true|false)\b", text.strip().lower())
         return cls(sufficient=word.group(1) in {"yes", "true"}) if word else None
+
+
+class DocumentSelection(_Lenient):
+    """LLatrieval's progressive selection: the numbers of the documents chosen."""
+
+    selected: list[int] = Field(
+        description="Numbers of the chosen documents, the most useful first.",
+        json_schema_extra={"maxItems": 20},
+    )
+
+    @field_validator("selected", mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        if isinstance(value, int | str):
+            value = [value]
+        if not isinstance(value, list):
+            return value
+        numbers: list[int] = []
+        for item in value:
+            found = re.findall(r"\d+", str(item)) if not isinstance(item, int) else [item]
+            numbers.extend(int(n) for n in found)
+        return numbers
+
+    @classmethod
+    def from_text(cls, text: str) -> DocumentSelection | None:
+        """Read the numbers in a plain reply ("3, 1")."""
+        numbers = [int(n) for n in re.findall(r"\d+", text)]
+        return cls(selected=numbers) if numbers else None
 
 
 class QueryRewrite(_Lenient):
@@ -190,6 +409,53 @@ class QueryRewrite(_Lenient):
     def from_text(cls, text: str) -> QueryRewrite | None:
         """Use prose as the pseudo-document."""
         return cls(pseudo_document=text.strip()[:600])
+
+
+class Synonym(_Lenient):
+    """A synonymous description of one question component."""
+
+    part: str = Field(description="The question part.", json_schema_extra=_text(80))
+    synonym: str = Field(
+        description="Other words with the same meaning.", json_schema_extra=_text(80)
+    )
+
+
+class SynonymousQuery(_Lenient):
+    """SCQU for one low-alignment document: synonyms (Eq. 3) and a pseudo-document."""
+
+    synonyms: list[Synonym] = Field(
+        default_factory=list,
+        description="A synonymous description for each listed part.",
+        json_schema_extra={"maxItems": 8},
+    )
+    pseudo_document: str = Field(
+        default="",
+        description="Two sentences that a document answering the reworded question would contain.",
+        json_schema_extra=_text(400),
+    )
+
+    @field_validator("synonyms", mode="before")
+    @classmethod
+    def _pairs(cls, value: Any) -> Any:
+        if isinstance(value, dict):  # {"land": "touch down"}
+            return [{"part": k, "synonym": v} for k, v in value.items() if isinstance(v, str)]
+        if not isinstance(value, list):
+            return value
+        pairs = []
+        for item in value:
+            if isinstance(item, Synonym):
+                pairs.append(item.model_dump())
+            elif isinstance(item, dict):
+                part = item.get("part", item.get("component"))
+                synonym = item.get("synonym", item.get("description", item.get("text")))
+                if isinstance(part, str) and isinstance(synonym, str) and synonym.strip():
+                    pairs.append({"part": part, "synonym": synonym})
+        return pairs
+
+    @classmethod
+    def from_text(cls, text: str) -> SynonymousQuery | None:
+        """Use prose as the pseudo-document (no synonym)."""
+        return cls(pseudo_document=text.strip()[:600]) if text.strip() else None
 
 
 class SearchQuery(_Lenient):

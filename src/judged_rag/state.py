@@ -65,6 +65,10 @@ class Judgment(TypedDict):
     judge_score: NotRequired[float | None]
     """The score the label was decided on: `p_highly` combined with the retriever's
     cosine (`judge_similarity_weight`); `p_highly` alone for a document without one."""
+    segments: NotRequired[dict[str, str]]
+    """Segment alignment: each aligned component and the document segment that grounds it."""
+    reflected: NotRequired[bool]
+    """The reflection step M'(Q, D) reviewed the aligned components (one more LLM call)."""
     window: NotRequired[int]
     """List judge: which of the round's listwise calls judged it (from 0); the join
     counts one LLM call per window, not one per document."""
@@ -173,6 +177,9 @@ class State(InputState, OutputState):
     """The gate's decision: use the knowledge base, or answer from the model directly."""
     query_parts: NotRequired[list[str]]
     """Syntactic components of the question (GGatrieval), written by `parse`."""
+    query_roles: NotRequired[dict[str, str]]
+    """Each component's syntactic type (subject, predicate, ...) when `parse` typed them
+    (`query_components="typed"`); empty otherwise."""
     queries: NotRequired[list[str]]
     """Queries for the next retrieval (the question first, then rewrites)."""
     iteration: NotRequired[int]
@@ -184,7 +191,11 @@ class State(InputState, OutputState):
     judgments: NotRequired[Annotated[list[Judgment], operator.add]]
     """Every judgment of the run, one per (document, iteration), added by the judge tasks."""
     sufficient: NotRequired[bool]
-    """Whether `assess` found the support sufficient (ends the rewrite loop)."""
+    """Whether `assess` found the support sufficient (ends the rewrite loop); with
+    progressive selection, whether `select`'s Verify(q, D) accepted the supporting set."""
+    selected: NotRequired[list[str]]
+    """GGatrieval's supporting set D: ids the progressive selection chose, best first,
+    carried from round to round (`sufficiency="progressive"`)."""
     stalled: NotRequired[bool]
     """Whether the last round found nothing better than the rounds before (ends the
     rewrite loop when `stop_when_stalled`)."""
@@ -217,6 +228,8 @@ class JudgeTask(TypedDict):
     question: str
     query_parts: list[str]
     """The question's syntactic components, for alignment."""
+    roles: NotRequired[dict[str, str]]
+    """Each component's syntactic type, when they were typed."""
     document: Doc
     iteration: int
     calls: NotRequired[int]

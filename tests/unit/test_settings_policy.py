@@ -129,7 +129,7 @@ def test_a_client_preset_is_cut_to_the_operators_ceilings() -> None:
     cfg = client_configuration(operator, {"preset": "paper"})
     assert cfg.preset == "paper"
     assert (cfg.top_k, cfg.max_iterations, cfg.max_regenerations) == (4, 2, 0)
-    assert cfg.sufficiency == "llm" and cfg.prefilter is False  # paper's quality knobs apply
+    assert cfg.sufficiency == "progressive" and cfg.prefilter is False  # paper's knobs apply
     assert cfg.judge == "structured"
     assert cfg.max_knowledge == 3  # not in the paper preset: the operator's value stays
 

@@ -1,6 +1,8 @@
 """Assemble the judged-RAG workflow as one LangGraph `StateGraph`.
 
 START → start → gate ─┬─ parse → retrieve → judge ×N → assess ─┬─ rewrite → retrieve
+                      │                                         ├─ select ─┬─ rewrite
+                      │                                         │          └─ combine
                       │                                         └─ combine ─┬─ web_search
                       │                                                     │   → combine
                       └─────────────────────────────────────────────────────┴─ integrate
@@ -8,7 +10,9 @@ START → start → gate ─┬─ parse → retrieve → judge ×N → assess �
                │                     └─ generate (bounded)
                └─ finish ("Unknown": SRA trusts neither the documents nor the model)
 
-`start` checks the input and the settings and resets the run; `finish` turns the
+`select` runs only with `sufficiency="progressive"` (GGatrieval's Algorithm 1: re-rank,
+progressive selection, Verify). `start` checks the input and the settings and resets
+the run; `finish` turns the
 verdict into the output and closes the accounting. Every node is given the same
 `NodeDeps` (components, where settings come from, LLM retries); LLM calls retry within
 the call (`components.llm`), so no node carries a `RetryPolicy`.
@@ -34,6 +38,7 @@ from judged_rag.graph.routing import (
     route_after_gate,
     route_after_integrate,
     route_after_retrieve,
+    route_after_select,
     route_after_verify,
 )
 from judged_rag.nodes.assess import assess
@@ -46,6 +51,7 @@ from judged_rag.nodes.judge import judge
 from judged_rag.nodes.parse import parse
 from judged_rag.nodes.retrieve import retrieve
 from judged_rag.nodes.rewrite import rewrite
+from judged_rag.nodes.select import select
 from judged_rag.nodes.start import start
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.nodes.verify import verify
@@ -116,6 +122,7 @@ def build_graph(
     builder.add_node("retrieve", bind(retrieve))
     builder.add_node("judge", bind(judge))
     builder.add_node("assess", bind(assess))
+    builder.add_node("select", bind(select))
     builder.add_node("rewrite", bind(rewrite))
     builder.add_node("combine", bind(combine))
     builder.add_node("web_search", bind(web_search))
@@ -130,7 +137,10 @@ def build_graph(
     builder.add_edge("parse", "retrieve")
     builder.add_conditional_edges("retrieve", route(route_after_retrieve), ["judge", "assess"])
     builder.add_edge("judge", "assess")
-    builder.add_conditional_edges("assess", route(route_after_assess), ["rewrite", "combine"])
+    builder.add_conditional_edges(
+        "assess", route(route_after_assess), ["select", "rewrite", "combine"]
+    )
+    builder.add_conditional_edges("select", route(route_after_select), ["rewrite", "combine"])
     builder.add_edge("rewrite", "retrieve")
     builder.add_conditional_edges("combine", route_after_combine, ["web_search", "integrate"])
     builder.add_conditional_edges("integrate", route_after_integrate, ["generate", "finish"])

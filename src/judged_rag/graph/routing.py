@@ -48,14 +48,16 @@ def route_after_retrieve(
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
     per_call = cfg.judge_window if cfg.judge == "list" else 1
+    # With reflection, each document's judgment is followed by its review: two calls.
+    per_task = 2 if cfg.reflects and state.get("query_parts") else 1
     if cfg.judge != "off":  # unjudged documents cost no call
-        docs = docs[: affordable * per_call]
+        docs = docs[: affordable // per_task * per_call]
     if not docs or state.get("budget_exhausted"):
         return "assess"
     iteration = state.get("iteration", 0)
     tasks = math.ceil(len(docs) / per_call)
-    # Calls left over after one per task are shared out for retries.
-    calls = max(1, 1 + (affordable - tasks) // tasks)
+    # Calls left over after those every task needs are shared out for retries.
+    calls = max(per_task, per_task + (affordable - per_task * tasks) // tasks)
     if cfg.judge == "list":
         return [
             Send(
@@ -71,19 +73,20 @@ def route_after_retrieve(
             for n in range(tasks)
         ]
     parts = state.get("query_parts") or []
-    return [
-        Send(
-            "judge",
-            JudgeTask(
-                question=state["question"],
-                query_parts=parts,
-                document=doc,
-                iteration=iteration,
-                calls=calls,
-            ),
+    roles = state.get("query_roles") or {}
+    tasks_sent = []
+    for doc in docs:
+        task = JudgeTask(
+            question=state["question"],
+            query_parts=parts,
+            document=doc,
+            iteration=iteration,
+            calls=calls,
         )
-        for doc in docs
-    ]
+        if roles:
+            task["roles"] = roles
+        tasks_sent.append(Send("judge", task))
+    return tasks_sent
 
 
 def route_after_assess(
@@ -92,13 +95,32 @@ def route_after_assess(
     runtime: Runtime[Any] | None = None,
     *,
     run_settings: RunSettings = TRUSTED,
-) -> Literal["rewrite", "combine"]:
+) -> Literal["select", "rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows.
 
     With `stop_when_stalled`, also only while the last rewrite found something better
-    than the rounds before it (a stalled loop goes to combine).
+    than the rounds before it (a stalled loop goes to combine). With progressive
+    selection, every round goes through `select` first (while the budget lasts).
     """
     cfg = _cfg(config, runtime, run_settings)
+    if cfg.sufficiency == "progressive" and not state.get("budget_exhausted"):
+        return "select"
+    return _next_round(state, cfg)
+
+
+def route_after_select(
+    state: State,
+    config: RunnableConfig,
+    runtime: Runtime[Any] | None = None,
+    *,
+    run_settings: RunSettings = TRUSTED,
+) -> Literal["rewrite", "combine"]:
+    """Combine once Verify(q, D) said yes; otherwise rewrite, as after assess."""
+    return _next_round(state, _cfg(config, runtime, run_settings))
+
+
+def _next_round(state: State, cfg: Configuration) -> Literal["rewrite", "combine"]:
+    """Another round (rewrite) or the answer (combine): GGatrieval's loop, bounded."""
     if state.get("sufficient") or state.get("budget_exhausted"):
         return "combine"
     if cfg.stop_when_stalled and state.get("stalled"):

@@ -2,7 +2,9 @@
 
 Gathers the judgments of every iteration into D_H / D_S / D_N and decides, from label
 and alignment counts or from an LLM verification (LLatrieval's Verify(q, D)), whether
-the supporting set is enough. `route_after_assess` turns that into rewrite vs combine.
+the supporting set is enough. `route_after_assess` turns that into rewrite vs combine;
+with `sufficiency="progressive"` the decision is `select`'s (Algorithm 1's progressive
+selection and Verify), and assess only counts.
 """
 
 from __future__ import annotations
@@ -75,13 +77,19 @@ def assess(
     # One call per document, except the list judge's: one per window.
     windows = {j["window"] for j in by_llm if "window" in j}
     judge_calls = len(windows) + sum(1 for j in by_llm if "window" not in j)
+    # A reflection (GGatrieval's M'(Q, D)) is a second call that waits for its judgment.
+    reflections = sum(1 for j in by_llm if j.get("reflected"))
     cost: Cost = zero_cost()
-    cost["llm_rounds"] = math.ceil(judge_calls / cfg.judge_concurrency)
+    cost["llm_rounds"] = math.ceil(judge_calls / cfg.judge_concurrency) + math.ceil(
+        reflections / cfg.judge_concurrency
+    )
     counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
     supporting = sum(1 for j in judged.values() if is_supporting(j))
     events: list[TraceEvent] = []
     if cfg.sufficiency == "labels":
         sufficient = supporting >= cfg.min_supporting
+    elif cfg.sufficiency == "progressive":
+        sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
         sets = labelled_sets(state)
         candidates = [*sets["highly_relevant"], *sets["somewhat_relevant"]][: cfg.max_knowledge]

@@ -3,6 +3,10 @@
 The task type picks the strategy (open- or closed-ended); the strategy, evaluated
 lazily over the labelled sets (`core.strategies`), picks the knowledge. When it reaches
 K_W before the web was searched, the node asks for a web search instead of answering.
+
+With progressive selection (`sufficiency="progressive"`), a supporting set D that
+Verify(q, D) accepted is the knowledge, exactly (GGatrieval's output); when no round
+verified its D, the strategy decides as above.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ def combine(
     """Build the reference knowledge for the generator, or ask for the web first."""
     cfg = deps.configuration(config, runtime)
     task = state.get("resolved_task", "open")
+    if cfg.sufficiency == "progressive" and state.get("sufficient") and state.get("selected"):
+        return _verified(state, task)
     strategy = cfg.closed_strategy if task == "closed" else cfg.open_strategy
     labelled = labelled_sets(state)
     sets = {
@@ -57,6 +63,32 @@ def combine(
                 sets=sizes,
                 chosen=[d["id"] for d in knowledge],
                 dropped=len(chosen) - len(knowledge),
+            )
+        ],
+    }
+
+
+VERIFIED = "D (verified)"
+"""The combination named in the route when the generator reads GGatrieval's verified D."""
+
+
+def _verified(state: State, task: str) -> dict[str, Any]:
+    """The supporting set D that Verify(q, D) accepted, in its selection order, as it is."""
+    docs = {d["id"]: d for d in state.get("documents") or []}
+    knowledge = [docs[i] for i in state.get("selected") or [] if i in docs]
+    return {
+        "needs_web": False,
+        "combination": VERIFIED,
+        "knowledge": knowledge,
+        "trace": [
+            event(
+                "combine",
+                "combined",
+                strategy=VERIFIED,
+                task_type=task,
+                sets={"D": len(knowledge)},
+                chosen=[d["id"] for d in knowledge],
+                dropped=0,
             )
         ],
     }

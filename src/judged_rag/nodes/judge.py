@@ -28,13 +28,19 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
+from judged_rag.core.alignment import SegmentCheck, segment_alignment
 from judged_rag.core.documents import fence
 from judged_rag.core.quotes import grounded, subject_coverage
 from judged_rag.core.scores import composite_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
-from judged_rag.schemas import RelevanceJudgment
+from judged_rag.schemas import (
+    AlignedPart,
+    ReflectedAlignment,
+    RelevanceJudgment,
+    SegmentJudgment,
+)
 from judged_rag.state import (
     Alignment,
     Cost,
@@ -43,11 +49,14 @@ from judged_rag.state import (
     JudgeWindow,
     Judgment,
     Label,
+    add_costs,
     zero_cost,
 )
 
 FALLBACK = RelevanceJudgment(label="somewhat_relevant", reason="unreadable judgment; safe default")
 """Recorded when no judgment could be read: kept as background, never as evidence."""
+SEGMENT_FALLBACK = SegmentJudgment(label=FALLBACK.label, reason=FALLBACK.reason)
+"""The same default for the segment-aligning judge."""
 
 
 def judge(
@@ -85,6 +94,8 @@ def judge(
     prefiltered = _prefiltered(base, doc, score, cfg)
     if prefiltered is not None:
         return _written(prefiltered, cfg)
+    if cfg.judge not in ("letter", "extract"):
+        return _structured(task, doc, base, cfg, config, deps)
     step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
     document = fence(doc["content"])
     if cfg.judge == "letter":
@@ -98,42 +109,159 @@ def judge(
             )
         judged = _from_letter(base, letter.value, cfg, doc["similarity"])
         return _written(judged, cfg, letter.cost, letter.events)
-    if cfg.judge == "extract":
-        with deps.components.judge_slots(cfg.judge_concurrency):
-            found = step.extract(
-                extract_messages(task["question"], document),
-                max_tokens=prompt.EXTRACT_MAX_TOKENS,
-                default=FALLBACK.model_dump(),
-                count_round=False,  # the join counts the rounds of the whole fan-out
-            )
-        judged = _from_extraction(base, found.value, doc, cfg, question=task["question"])
-        return _written(judged, cfg, found.cost, found.events)
+    with deps.components.judge_slots(cfg.judge_concurrency):
+        found = step.extract(
+            extract_messages(task["question"], document),
+            max_tokens=prompt.EXTRACT_MAX_TOKENS,
+            default=FALLBACK.model_dump(),
+            count_round=False,  # the join counts the rounds of the whole fan-out
+        )
+    judged = _from_extraction(base, found.value, doc, cfg, question=task["question"])
+    return _written(judged, cfg, found.cost, found.events)
+
+
+def _structured(
+    task: JudgeTask,
+    doc: Doc,
+    base: dict[str, Any],
+    cfg: Configuration,
+    config: RunnableConfig,
+    deps: NodeDeps,
+) -> dict[str, Any]:
+    """RJAG's labelled judgment and the components the document grounds (FGA).
+
+    With `alignment_check="segment"` the judge copies each component's segment and
+    `core.alignment` checks it; with `reflection` a second call reviews the list
+    (M'(Q, D)) and the alignment label follows the reviewed list.
+    """
     parts = task["query_parts"]
-    user = prompt.USER.format(
-        question=task["question"],
-        components="; ".join(parts) if parts else "(not parsed)",
-        document=document,
+    roles = task.get("roles") or {}
+    segment = cfg.checks_alignment and cfg.alignment_check == "segment"
+    reflecting = cfg.reflects and bool(parts)
+    calls = task.get("calls")
+    # The reflection's call is kept back from the judgment's retries.
+    first_calls = calls if calls is None or not reflecting else max(1, calls - 1)
+    step = deps.step("judge", task, config, cfg, calls=first_calls)
+    components = listed(parts, roles)
+    document = fence(doc["content"])
+    user = prompt.USER.format(question=task["question"], components=components, document=document)
+    schema: type[RelevanceJudgment | SegmentJudgment] = (
+        SegmentJudgment if segment else RelevanceJudgment
     )
     with deps.components.judge_slots(cfg.judge_concurrency):
         outcome = step.structured(
-            RelevanceJudgment,
-            [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
-            default=FALLBACK,
+            schema,
+            [
+                SystemMessage(prompt.SEGMENT_SYSTEM if segment else prompt.SYSTEM),
+                HumanMessage(user),
+            ],
+            default=SEGMENT_FALLBACK if segment else FALLBACK,
             count_round=False,  # the join counts the rounds of the whole fan-out
         )
     value = outcome.value
-    aligned, alignment, ratio = align(parts, value.aligned, cfg, fallback=outcome.fallback)
+    check = _checked(parts, claims(value), cfg, task, doc, fallback=outcome.fallback)
+    cost, events = outcome.cost, list(outcome.events)
+    reflected = False
+    if reflecting and not outcome.fallback:
+        left = None if calls is None else calls - cost["llm_calls"]
+        if left is not None and left < 1:
+            events.append(event("judge", "budget", doc_id=doc["id"], skipped="reflection"))
+        else:
+            second = deps.step("judge", task, config, cfg, calls=left)
+            first = [AlignedPart(part=p, segment=check.segments.get(p, "")) for p in check.aligned]
+            user = prompt.REFLECT_USER.format(
+                question=task["question"],
+                components=components,
+                document=document,
+                listed="; ".join(f'{a.part} = "{a.segment}"' for a in first) or "(none)",
+            )
+            with deps.components.judge_slots(cfg.judge_concurrency):
+                review = second.structured(
+                    ReflectedAlignment,
+                    [SystemMessage(prompt.REFLECT_SYSTEM), HumanMessage(user)],
+                    default=ReflectedAlignment(aligned=first),
+                    count_round=False,  # the join counts the reflection round
+                )
+            reviewed = _checked(parts, claims(review.value), cfg, task, doc, fallback=False)
+            cost, reflected = add_costs(cost, review.cost), True
+            events.extend(review.events)
+            events.append(
+                event(
+                    "judge",
+                    "reflected",
+                    doc_id=doc["id"],
+                    before=check.aligned,
+                    after=reviewed.aligned,
+                    alignment_before=check.alignment,
+                    alignment=reviewed.alignment,
+                )
+            )
+            check = reviewed
+    if segment:
+        events.append(
+            event(
+                "judge",
+                "aligned",
+                doc_id=doc["id"],
+                segments=check.segments,
+                rejected=check.rejected,
+                span=check.span,
+            )
+        )
     judgment = Judgment(
         **base,  # type: ignore[typeddict-item]
         label=value.label,
         reason=value.reason[:300],
         evidence=value.evidence,
-        aligned_components=aligned,
-        alignment=alignment,
-        alignment_ratio=ratio,
+        aligned_components=check.aligned,
+        alignment=check.alignment,
+        alignment_ratio=check.ratio,
         by="fallback" if outcome.fallback else "llm",
     )
-    return _written(judgment, cfg, outcome.cost, outcome.events)
+    if segment:
+        judgment["segments"] = check.segments
+    if reflected:
+        judgment["reflected"] = True
+    return _written(judgment, cfg, cost, events)
+
+
+def claims(
+    value: RelevanceJudgment | SegmentJudgment | ReflectedAlignment,
+) -> list[tuple[str, str]]:
+    """The (component, segment) pairs a judgment claims; no segment from the plain judge."""
+    if isinstance(value, RelevanceJudgment):
+        return [(part, "") for part in value.aligned]
+    return [(a.part, a.segment) for a in value.aligned]
+
+
+def _checked(
+    parts: list[str],
+    claimed: list[tuple[str, str]],
+    cfg: Configuration,
+    task: JudgeTask,
+    doc: Doc,
+    *,
+    fallback: bool,
+) -> SegmentCheck:
+    """The components a judgment aligns, checked as `alignment_check` says."""
+    if cfg.checks_alignment and parts and not fallback and cfg.alignment_check == "segment":
+        return segment_alignment(
+            parts,
+            claimed,
+            document=doc["content"],
+            question=task["question"],
+            roles=task.get("roles") or {},
+            max_span=cfg.segment_words,
+        )
+    aligned, alignment, ratio = align(parts, [c for c, _ in claimed], cfg, fallback=fallback)
+    return SegmentCheck(aligned=aligned, alignment=alignment, ratio=ratio)
+
+
+def listed(parts: list[str], roles: dict[str, str]) -> str:
+    """The question's components as the judge reads them ("subject: Apollo 11; ...")."""
+    if not parts:
+        return "(not parsed)"
+    return "; ".join(f"{roles[p]}: {p}" if p in roles else p for p in parts)
 
 
 def judge_window(

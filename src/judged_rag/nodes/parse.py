@@ -1,4 +1,10 @@
-"""parse: the question's syntactic components (GGatrieval), one structured call."""
+"""parse: the question's syntactic components (GGatrieval), one structured call.
+
+With `query_components="typed"` each component also gets its type, one of the paper's
+eight (Eq. 1: subject, predicate, object, predicative, attributive, adverbial,
+complement, apposition), kept in `query_roles`. A reply with no usable component, typed
+or not, leaves the whole question as the one component, and the trace says so.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from judged_rag.core.budget import reserve
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import parse as prompt
-from judged_rag.schemas import QueryComponents
+from judged_rag.schemas import QueryComponents, TypedComponents
 from judged_rag.state import State
 
 MAX_PARTS = 8
@@ -30,9 +36,23 @@ def parse(
     step = deps.step("parse", state, config, cfg, keep=reserve(cfg))
     if step.exhausted:
         return {"query_parts": [], "trace": [event("parse", "budget", exhausted=step.exhausted)]}
+    user = HumanMessage(prompt.USER.format(question=question))
+    if cfg.query_components == "typed":
+        typed = step.structured(
+            TypedComponents,
+            [SystemMessage(prompt.TYPED_SYSTEM), user],
+            default=TypedComponents(components=[]),
+        )
+        roles = typed_roles(typed.value)
+        events = list(typed.events)
+        if not roles:
+            events.append(event("parse", "untyped", why="no typed component read", uses=question))
+        parts = list(roles) or [question]
+        events.append(event("parse", "components", components=parts, roles=roles))
+        return {"query_parts": parts, "query_roles": roles, "cost": typed.cost, "trace": events}
     outcome = step.structured(
         QueryComponents,
-        [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
+        [SystemMessage(prompt.SYSTEM), user],
         default=QueryComponents(components=[question]),
     )
     parts = _distinct(outcome.value.components)[:MAX_PARTS] or [question]
@@ -41,6 +61,14 @@ def parse(
         "cost": outcome.cost,
         "trace": [*outcome.events, event("parse", "components", components=parts)],
     }
+
+
+def typed_roles(parsed: TypedComponents) -> dict[str, str]:
+    """Each distinct component's text and type, in the question's order (first type wins)."""
+    roles: dict[str, str] = {}
+    for text in _distinct([c.text for c in parsed.components])[:MAX_PARTS]:
+        roles[text] = next(c.role for c in parsed.components if c.text.strip() == text)
+    return roles
 
 
 def _distinct(parts: list[str]) -> list[str]:

@@ -4,23 +4,32 @@ For documents whose alignment ratio reaches tau, the next query is Q + D (the do
 itself pulls in its neighbours). Below tau, the LLM gives synonyms for the components
 no document covered plus a pseudo-document, and the next query is Q' + D_pseudo.
 Documents already found stay in state; only new ones are judged next round.
+
+With `rewrite_mode="replace"` (the paper's Eq. 3-4, document by document): the
+documents are the supporting set D when progressive selection chose one (Algorithm 1
+runs SCQU once D is not empty), else the round's. A document with r >= tau gives
+Q + D; for a document below tau, the components it does not align are replaced in Q by
+their synonymous descriptions while the aligned ones stay (Q'), and one call per
+distinct Q' gives its synonyms and its own pseudo-document: Q'' = Q' + D_pseudo.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.judgments import latest_judgments
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import rewrite as prompt
-from judged_rag.schemas import QueryRewrite
-from judged_rag.state import Judgment, State, TraceEvent
+from judged_rag.schemas import QueryRewrite, SynonymousQuery
+from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
 
 LABEL_RATIO = {"highly_relevant": 1.0, "somewhat_relevant": 0.5, "not_relevant": 0.0}
 """Stand-in alignment ratio from the label when alignment was not checked."""
@@ -40,6 +49,8 @@ def rewrite(
 ) -> dict[str, Any]:
     """Build the next round's queries and advance the iteration counter."""
     cfg = deps.configuration(config, runtime)
+    if cfg.rewrite_mode == "replace":
+        return _replacing(state, config, cfg, deps)
     question = state["question"]
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
@@ -92,3 +103,115 @@ def rewrite(
         )
     )
     return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}
+
+
+def scqu_plan(
+    judgments: list[Judgment], parts: list[str], tau: float
+) -> tuple[list[Judgment], list[tuple[str, ...]]]:
+    """SCQU's two categories of documents (Section 3.3).
+
+    Returns the high-alignment documents (r >= tau), and, for the others, the distinct
+    sets of components they do not align: each set gives one synonymous query.
+    """
+    high = [j for j in judgments if ratio(j) >= tau]
+    unaligned: list[tuple[str, ...]] = []
+    for j in judgments:
+        if ratio(j) < tau:
+            missing = tuple(p for p in parts if p not in j["aligned_components"])
+            if missing not in unaligned:
+                unaligned.append(missing)
+    return high, unaligned
+
+
+def replace_components(question: str, synonyms: dict[str, str]) -> tuple[str, list[str]]:
+    """Q' of Eq. 3: each component replaced in the question by its synonymous description.
+
+    A component is found as whole words, case aside, first occurrence. One the question
+    does not spell out (or that overlaps one already replaced) cannot be replaced: its
+    description is appended instead, and it is returned in the second list.
+    """
+    spans: list[tuple[int, int, str]] = []
+    appended: list[str] = []
+    for part, synonym in synonyms.items():
+        match = re.search(rf"(?<!\w){re.escape(part)}(?!\w)", question, flags=re.IGNORECASE)
+        if match is None or any(match.start() < e and s < match.end() for s, e, _ in spans):
+            appended.append(part)
+            continue
+        spans.append((match.start(), match.end(), synonym))
+    out, last = [], 0
+    for start, end, synonym in sorted(spans):
+        out += [question[last:start], synonym]
+        last = end
+    reworded = "".join([*out, question[last:]])
+    extra = " ".join(synonyms[p] for p in appended)
+    return (f"{reworded} {extra}".strip() if extra else reworded), appended
+
+
+def _replacing(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> dict[str, Any]:
+    """SCQU as the paper writes it: one query per document category (see the module doc)."""
+    question = state["question"]
+    iteration = state.get("iteration", 0)
+    judged = latest_judgments(state)
+    docs = {d["id"]: d for d in state.get("documents") or []}
+    parts = state.get("query_parts") or []
+    supporting = [judged[i] for i in state.get("selected") or [] if i in judged and i in docs]
+    if cfg.sufficiency == "progressive" and supporting:
+        source, basis = supporting, "D"
+    else:
+        recent = [j for j in judged.values() if j["iteration"] == iteration and j["doc_id"] in docs]
+        source = sorted(recent, key=lambda j: (-ratio(j), -j["composite_score"]))
+        basis = "round"
+    high, unaligned = scqu_plan(source, parts, cfg.align_tau)
+    if not high and not unaligned:
+        unaligned = [tuple(parts)]  # nothing judged this round: reword the whole question
+    most = cfg.rewrite_max_queries
+    high = high[: most - 1] if unaligned else high[:most]
+    unaligned = unaligned[: most - len(high)]
+    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in high]
+    cost: Cost = zero_cost()
+    events: list[TraceEvent] = []
+    for missing in unaligned:
+        spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+        step = deps.step("rewrite", spent, config, cfg, keep=reserve(cfg))
+        if step.exhausted:
+            events.append(event("rewrite", "budget", exhausted=step.exhausted))
+            break
+        user = prompt.REPLACE_USER.format(question=question, parts="; ".join(missing) or "(none)")
+        outcome = step.structured(
+            SynonymousQuery,
+            [SystemMessage(prompt.REPLACE_SYSTEM), HumanMessage(user)],
+            default=SynonymousQuery(),
+        )
+        cost = add_costs(cost, outcome.cost)
+        events.extend(outcome.events)
+        given = {s.part.strip().lower(): s.synonym.strip() for s in outcome.value.synonyms}
+        synonyms = {p: given[p.lower()] for p in missing if given.get(p.lower())}
+        reworded, appended = replace_components(question, synonyms)
+        pseudo = outcome.value.pseudo_document.strip()
+        queries.append(f"{reworded}\n{pseudo}".strip())
+        events.append(
+            event(
+                "rewrite",
+                "synonymous_query",
+                unaligned=list(missing),
+                synonyms=synonyms,
+                kept=[p for p in missing if p not in synonyms],
+                appended=appended,
+                query=reworded,
+                pseudo_document=pseudo[:300],
+            )
+        )
+    queries = queries[:most] or [question]
+    events.append(
+        event(
+            "rewrite",
+            "queries",
+            iteration=iteration + 1,
+            basis=basis,
+            from_documents=len(high),
+            queries=[q[:200] for q in queries],
+        )
+    )
+    return {"queries": queries, "iteration": iteration + 1, "cost": cost, "trace": events}

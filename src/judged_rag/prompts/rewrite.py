@@ -7,3 +7,17 @@ SYSTEM = (
     'Reply with JSON only: {"synonyms": ["..."], "pseudo_document": "..."}'
 )
 USER = "Question: {question}\nParts not covered: {missing}"
+
+# GGatrieval's SCQU as written (setting rewrite_mode="replace"): for one low-alignment
+# document, synonymous descriptions of the components it does not align (Eq. 3), then a
+# pseudo-document for the question reworded with them (Eq. 4). The synonyms come first
+# so that the pseudo-document is written for the reworded question.
+REPLACE_SYSTEM = (
+    "Some parts of a question were not found in a document. For each listed part, give a "
+    "synonymous description: other words with the same meaning. Then write two sentences "
+    "that a document answering the question, reworded with those descriptions, would "
+    "contain. "
+    'Reply with JSON only: {"synonyms": [{"part": "...", "synonym": "..."}], '
+    '"pseudo_document": "..."}'
+)
+REPLACE_USER = "Question: {question}\nParts to reword: {parts}"
