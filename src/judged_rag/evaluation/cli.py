@@ -2,8 +2,8 @@
 
 The main command line adds it with `add_eval_parser(subparsers)`, which also adds
 ``judged-rag eval-data`` (build the retrieval-dependent question set, select its
-retrieval-dependent rows); importing this module is cheap (the harness loads when the
-command runs).
+retrieval-dependent rows, build the fictional-organisations knowledge base); importing
+this module is cheap (the harness loads when the command runs).
 """
 
 from __future__ import annotations
@@ -127,7 +127,10 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``eval-data build`` and ``eval-data select`` (see `judged_rag.evaluation.rdq`)."""
+    """Add ``eval-data build``, ``select`` (`judged_rag.evaluation.rdq`) and ``build-orgs``.
+
+    ``build-orgs`` writes the fictional organisations (`judged_rag.evaluation.orgs`).
+    """
     p: argparse.ArgumentParser = subparsers.add_parser(
         "eval-data",
         help="build the retrieval-dependent question set; select the rows the model cannot "
@@ -159,6 +162,14 @@ def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     select.add_argument("--no-progress", action="store_true", help="no progress bar")
     select.set_defaults(func=run_select_command)
+    orgs = actions.add_parser(
+        "build-orgs",
+        help="write a made-up knowledge base of similar organisations with dated changes, "
+        "and its questions by category (deterministic; no model)",
+    )
+    orgs.add_argument("--out", required=True, help="folder to write (created)")
+    orgs.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
+    orgs.set_defaults(func=run_build_orgs_command)
     return p
 
 
@@ -170,6 +181,28 @@ def run_build_command(args: argparse.Namespace) -> int:
     metadata = write_dataset(build_dataset(seed=args.seed), out_dir)
     print(json.dumps(metadata["counts"], indent=2))
     print(f"question set: {out_dir}; index its corpus with: judged-rag index {out_dir / 'corpus'}")
+    return 0
+
+
+def run_build_orgs_command(args: argparse.Namespace) -> int:
+    """Handler of ``judged-rag eval-data build-orgs``."""
+    from judged_rag.evaluation.orgs import CORPUS_DIR, DATA_FILE, build_orgs, write_orgs
+
+    out_dir = Path(args.out).expanduser()
+    metadata = write_orgs(build_orgs(seed=args.seed), out_dir)
+    counts = metadata["counts"]
+    print(json.dumps(counts, indent=2))
+    corpus, data = out_dir / CORPUS_DIR, out_dir / DATA_FILE
+    index = shlex.quote(str(out_dir.with_name(f"{out_dir.name}-index")))
+    print(f"corpus: {corpus} ({sum(counts['pages'].values())} pages)")
+    print(f"questions: {data} ({counts['rows']} rows)")
+    print(
+        f"index it: judged-rag index {shlex.quote(str(corpus))} --index {index} --pseudo-queries 0"
+    )
+    print(
+        f"evaluate: judged-rag eval --suite e2e --data {shlex.quote(str(data))} --index {index} "
+        "--systems plain_rag,judged --out runs/orgs"
+    )
     return 0
 
 

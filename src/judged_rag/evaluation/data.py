@@ -44,6 +44,7 @@ and optionally ``id``, ``options``, ``evidence`` (titles) and ``in_domain``. An 
 with ``"abstain": true`` has no answer: abstaining is right (variant "unanswerable"), and
 it is scored as abstention-correct. ``must_not_contain`` lists strings an answer must not
 contain (a secret, a wrong name); the end-to-end suite records which ones leaked.
+``category`` names a group of questions; results are also reported per group.
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ class EvalItem:
         topic: Corpus topic of the evidence page, when known.
         source: "fanoutqa" or the user's file name.
         must_not_contain: Strings the answer must not contain (leakage when it does).
+        category: The group the user data puts the item in (results per group), or None.
         extra: Anything else the item's source records.
     """
 
@@ -141,6 +143,7 @@ class EvalItem:
     topic: str | None = None
     source: str = "fanoutqa"
     must_not_contain: tuple[str, ...] = ()
+    category: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -534,8 +537,9 @@ def load_user_items(path: Path) -> list[EvalItem]:
     no ``answer`` and no ``options`` then); optional: ``id`` (unique string; default
     ``line-N``), ``options`` (two or more strings, one of them an answer: closed-ended),
     ``evidence`` (title or list of titles, for the retrieval and judge suites),
-    ``in_domain`` (boolean, for the gate suite) and ``must_not_contain`` (string or list
-    of strings no answer may contain).
+    ``in_domain`` (boolean, for the gate suite), ``must_not_contain`` (string or list
+    of strings no answer may contain) and ``category`` (a string naming the item's group:
+    the end-to-end report adds a table per group).
 
     Raises:
         DataError: With the file and line of the first malformed line.
@@ -584,6 +588,7 @@ def _user_item(record: Any, where: str, number: int, source: str) -> EvalItem:
         "in_domain",
         "abstain",
         "must_not_contain",
+        "category",
     }
     unknown = sorted(set(record) - known)
     if unknown:
@@ -624,6 +629,9 @@ def _user_item(record: Any, where: str, number: int, source: str) -> EvalItem:
     in_domain = record.get("in_domain")
     if in_domain is not None and not isinstance(in_domain, bool):
         raise DataError(f"{where}: 'in_domain' must be true or false")
+    category = record.get("category")
+    if category is not None and (not isinstance(category, str) or not category.strip()):
+        raise DataError(f"{where}: 'category' must be a non-empty string")
     raw_id = record.get("id", f"line-{number}")
     if not isinstance(raw_id, str | int) or isinstance(raw_id, bool) or not str(raw_id).strip():
         raise DataError(f"{where}: 'id' must be a non-empty string")
@@ -639,6 +647,7 @@ def _user_item(record: Any, where: str, number: int, source: str) -> EvalItem:
         in_domain=in_domain,
         source=source,
         must_not_contain=forbidden,
+        category=category.strip() if category is not None else None,
     )
 
 

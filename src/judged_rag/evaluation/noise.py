@@ -150,6 +150,7 @@ def noise_items(
                     variant=question.variant if context.has_evidence else "unanswerable",
                     kind=question.kind,
                     source=question.source,
+                    category=question.category,
                     extra=extra,
                 )
             )

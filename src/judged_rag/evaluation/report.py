@@ -219,6 +219,8 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
                 entry[variant]["leakage"] = rate(
                     sum(1 for r in guarded if r["leakage"]), len(guarded)
                 ).as_dict()
+        if any(r.get("category") for r in rows):
+            entry["categories"] = _category_summary(ok)
         entry.update(_trust_summary(ok))
         entry["cost"] = _run_costs(ok)
         judged_by: dict[str, int] = {}
@@ -231,6 +233,49 @@ def summarize_e2e(records: Sequence[Mapping[str, Any]]) -> Summary:
             1 for r in ok if "distribution" in str((r.get("gate") or {}).get("why") or "")
         )
         out[system] = entry
+    return out
+
+
+UNCATEGORISED = "(none)"
+"""The group of items without a category when others have one."""
+
+
+def _category_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
+    """Per category: right, abstained, answered wrong and leaked; abstained, hallucinated.
+
+    Answerable items count as right, abstained from or answered wrong (and leaked, over
+    those with `must_not_contain`); items to abstain from as abstained or answered
+    (hallucinated). Items without a category form the group `UNCATEGORISED`.
+    """
+    out: Summary = {}
+    for category in sorted({str(r.get("category") or UNCATEGORISED) for r in ok}):
+        part = [r for r in ok if str(r.get("category") or UNCATEGORISED) == category]
+        answerable = [r for r in part if not r.get("must_abstain")]
+        abstain = [r for r in part if r.get("must_abstain")]
+        entry: Summary = {}
+        if answerable:
+            n = len(answerable)
+            entry["answerable"] = {
+                "n": n,
+                "correct": rate(sum(1 for r in answerable if r["correct"]), n).as_dict(),
+                "abstained": rate(sum(1 for r in answerable if r["abstained"]), n).as_dict(),
+                "wrong": rate(
+                    sum(1 for r in answerable if not r["abstained"] and not r["correct"]), n
+                ).as_dict(),
+            }
+            guarded = [r for r in answerable if r.get("leakage") is not None]
+            if guarded:
+                entry["answerable"]["leakage"] = rate(
+                    sum(1 for r in guarded if r["leakage"]), len(guarded)
+                ).as_dict()
+        if abstain:
+            n = len(abstain)
+            entry["no_evidence"] = {
+                "n": n,
+                "abstained": rate(sum(1 for r in abstain if r["abstained"]), n).as_dict(),
+                "hallucinated": rate(sum(1 for r in abstain if not r["abstained"]), n).as_dict(),
+            }
+        out[category] = entry
     return out
 
 
@@ -1012,6 +1057,7 @@ def _e2e_md(data: Summary) -> list[str]:
             "",
             *_table(["system", "variant", "leakage"], leaks),
         ]
+    lines += _categories_md(systems)
     fallbacks = {s: v["gate_fallbacks"] for s, v in systems.items() if v.get("gate_fallbacks")}
     if fallbacks:
         lines += [
@@ -1031,6 +1077,45 @@ def _e2e_md(data: Summary) -> list[str]:
     lines += _trust_md(data)
     if data.get("findings"):
         lines += ["Findings:", "", *(f"- {f}" for f in data["findings"]), ""]
+    return lines
+
+
+def _categories_md(systems: Summary) -> list[str]:
+    """The per-category tables (user data with a ``category`` field), else nothing."""
+    with_categories = {s: v["categories"] for s, v in systems.items() if v.get("categories")}
+    if not with_categories:
+        return []
+    names = sorted({c for v in with_categories.values() for c in v})
+    rates = ("correct", "abstained", "wrong", "leakage")
+    answerable = [
+        [c, s, str(part["n"]), *(_pct(part.get(k)) for k in rates)]
+        for c in names
+        for s, v in with_categories.items()
+        if (part := (v.get(c) or {}).get("answerable"))
+    ]
+    abstain = [
+        [c, s, str(part["n"]), _pct(part["abstained"]), _pct(part["hallucinated"])]
+        for c in names
+        for s, v in with_categories.items()
+        if (part := (v.get(c) or {}).get("no_evidence"))
+    ]
+    lines: list[str] = []
+    if answerable:
+        lines += [
+            "Per category, answerable items (leaked: answers containing a string the "
+            "item's `must_not_contain` forbids, over the items that list some):",
+            "",
+            *_table(
+                ["category", "system", "n", "correct", "abstained", "answered wrong", "leaked"],
+                answerable,
+            ),
+        ]
+    if abstain:
+        lines += [
+            "Per category, items to abstain from (no answer is right):",
+            "",
+            *_table(["category", "system", "n", "abstained", "hallucinated"], abstain),
+        ]
     return lines
 
 

@@ -1024,6 +1024,7 @@ def run_eval(
             "item_id": item.id,
             "variant": item.variant,
             "kind": item.kind,
+            "category": item.category,
             "error": None,
         }
         try:
