@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,14 @@ def test_other_seeds_keep_the_guarantees(seed: int) -> None:
     test_every_answer_is_on_its_evidence_pages(other)
     test_two_doc_rows_need_two_pages(other)
     test_no_evidence_rows_ask_what_no_page_states(other)
+
+
+def test_the_first_rows_hold_every_kind_of_question(dataset: OrgsDataset) -> None:
+    from judged_rag.evaluation.orgs import _group
+
+    groups = {_group(r) for r in dataset.rows}
+    assert len(groups) == 7
+    # Any prefix of the file (eval --limit) takes every group in turn.
+    assert {_group(r) for r in dataset.rows[:7]} == groups
+    first_70 = Counter(_group(r) for r in dataset.rows[:70])
+    assert set(first_70.values()) == {10}

@@ -1185,6 +1185,30 @@ class OrgsDataset:
     metadata: dict[str, Any]
 
 
+def _group(row: Row) -> str:
+    """A row's category, with two-document and no-evidence rows split by how they are made."""
+    if row.category == "two_doc":
+        return "two_doc:bridge" if "bridge" in row.id else "two_doc:comparison"
+    if row.category == "no_evidence":
+        return "no_evidence:ghost" if "ghost" in row.id else "no_evidence:unstated"
+    return row.category
+
+
+def interleaved(rows: Sequence[Row]) -> list[Row]:
+    """The rows taking turns by group (`_group`), each group in its own order.
+
+    So the first n rows of the file (`eval --limit n`) hold every kind of question in
+    about equal numbers, whichever n.
+    """
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(_group(row), []).append(row)
+    out: list[Row] = []
+    for turn in range(max(len(g) for g in groups.values())):
+        out.extend(g[turn] for g in groups.values() if turn < len(g))
+    return out
+
+
 def build_orgs(seed: int = 0) -> OrgsDataset:
     """Draw the organisations, write their pages and ask the questions (nothing written)."""
     orgs, regions = draw_organisations(seed)
@@ -1212,6 +1236,7 @@ def build_orgs(seed: int = 0) -> OrgsDataset:
     rows += _two_doc_rows(orgs, facts, qrng)
     for family in families:
         rows += _no_evidence_rows(family, qrng)
+    rows = interleaved(rows)
     ids = [r.id for r in rows]
     if len(ids) != len(set(ids)):
         raise OrgsError("two questions share an id")
