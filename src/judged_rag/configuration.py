@@ -297,9 +297,9 @@ class Configuration:
     )
     subject_check: bool = _f(
         True,
-        "Extracting judge: a quote is evidence only from a document that names at least "
-        "half of the names the question asks about (its capitalised words); off: any "
-        "quote found in the document counts.",
+        "Extracting judge: a quote is evidence only from a document that names one of the "
+        "names the question asks about (its runs of capitalised words) in full, a typo "
+        "aside; off: any quote found in the document counts.",
         access="client",
     )
     judge_similarity_weight: float = _f(

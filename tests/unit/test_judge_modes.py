@@ -470,3 +470,43 @@ def test_a_reply_of_citations_only_is_no_answer() -> None:
     assert fallbacks and fallbacks[0]["error"] == "CitationsOnly"
     assert out["abstained"] and out["reason"] == "generation_failed"
     assert out["cost"]["llm_calls"] == 4  # no verifier call for a draft that says nothing
+
+
+def test_a_sibling_organisations_page_is_no_evidence() -> None:
+    question = "How much revenue did Iskmere Shipyards report for 2022?"
+    sibling = doc(
+        "sibling",
+        "Iskmere Marine Engineering reported revenue of 634 million euros for 2022.",
+        similarity=0.7,
+    )
+    own = doc("own", "Iskmere Shipyards builds ferries and tugs.", similarity=0.6)
+    parts = Components(
+        chat_model=generator("Unknown"),
+        judge_model=judge_model(
+            quote("634 million", **{"634": 0.95, "NONE": 0.05}),  # the sibling's figure
+            quote("NONE", **{"NONE": 0.9, "Is": 0.1}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([sibling, own]),
+    )
+    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
+    labels = judged(out)
+    # Half of the name ("Iskmere") is not the subject: the quote is not evidence.
+    assert labels["sibling"]["p_highly"] == 0.0 and labels["sibling"]["evidence"] == ""
+    assert labels["sibling"]["label"] != "highly_relevant"
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "coverage"),
+    [
+        ("What country does Linoel Messi play for?", "Lionel Messi", 1.0),  # a typo
+        ("What is Woodrow Wilson's political alliance?", "Woodrow Wilson", 1.0),
+        ("In which state was Lyndon B. Johnson born?", "Lyndon Baines Johnson", 1.0),
+        ("What is the height of Mount Everest?", "Mount Kilimanjaro", 0.5),
+        ("Who founded Iskmere Shipyards?", "Iskmere Ship Repair", 0.5),
+    ],
+)
+def test_a_document_names_the_subject_in_full_a_typo_aside(
+    question: str, title: str, coverage: float
+) -> None:
+    assert subject_coverage(question, title, "") == coverage

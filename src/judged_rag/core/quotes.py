@@ -149,19 +149,46 @@ def subject_terms(question: str) -> list[str]:
     return terms
 
 
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether `b` is `a` with one letter changed, added, dropped or two swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1
+        return len(diff) == 1 or (swapped and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
+    return short[i:] == long[i + 1 :]
+
+
+TYPO_MIN_LETTERS = 5
+"""Names' words this long match a document's word one typo away ("Linoel" / "Lionel")."""
+
+
+def _named(term: str, vocabulary: set[str]) -> bool:
+    if term in vocabulary:
+        return True
+    if len(term) < TYPO_MIN_LETTERS:
+        return False
+    return any(_one_edit_apart(term, w) for w in vocabulary if abs(len(w) - len(term)) <= 1)
+
+
 def subject_coverage(question: str, *texts: str) -> float | None:
-    """How well `texts` name what the question is about (0 to 1).
+    """How fully `texts` name what the question is about (0 to 1).
 
     For the question's best-named subject (`subject_names`): the share of its words
-    found as whole words in `texts`.
-
-    With one name (a person, a place) that is the share of its words; a question about
-    two (a comparison, "X or Y") asks each document for one of them. Numbers in a name
-    do not count. None when the question names nothing.
+    found as whole words in `texts`. Numbers and one-letter words (initials, a
+    possessive's "s") do not count; a word of five letters or more also counts when the
+    texts spell it with one typo. With one name (a person, a place, an organisation)
+    that is the share of its words; a question about two (a comparison, "X or Y") asks
+    each document for one of them. None when the question names nothing.
     """
-    names = [[t for t in name if not t.isdigit()] for name in subject_names(question)]
+    names = [
+        [t for t in name if len(t) > 1 and not t.isdigit()] for name in subject_names(question)
+    ]
     names = [n for n in names if n]
     if not names:
         return None
-    haystack = f" {' '.join(words(t) for t in texts)} "
-    return max(sum(1 for t in name if f" {t} " in haystack) / len(name) for name in names)
+    vocabulary = set(" ".join(words(t) for t in texts).split())
+    return max(sum(1 for t in name if _named(t, vocabulary)) / len(name) for name in names)

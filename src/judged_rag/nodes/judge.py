@@ -420,8 +420,11 @@ def extraction_label(found: Extraction, in_document: bool, score: float, thresho
     return "not_relevant" if found.none else "somewhat_relevant"
 
 
-SUBJECT_COVERAGE = 0.5
-"""Share of the question's names a document must hold for its quote to count (`subject_check`)."""
+SUBJECT_COVERAGE = 1.0
+"""How fully a document must name one of the question's names for its quote to count
+(`subject_check`): in full, a typo aside. At half, a sibling organisation ("Iskmere Marine
+Engineering" for "Iskmere Shipyards") passed, and the judge quoted its revenue as the
+answer."""
 
 
 def _from_extraction(
