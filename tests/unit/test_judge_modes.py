@@ -510,3 +510,18 @@ def test_a_document_names_the_subject_in_full_a_typo_aside(
     question: str, title: str, coverage: float
 ) -> None:
     assert subject_coverage(question, title, "") == coverage
+
+
+@pytest.mark.parametrize(
+    ("text", "coverage"),
+    [
+        ("Queldene Books is a publisher.", 1.0),
+        ("Queldene   books, a publisher.", 1.0),  # case and punctuation aside
+        ("Queldene Publishing House prints books for schools.", 0.5),  # scattered words
+        ("Books of Queldene.", 0.5),  # out of order
+    ],
+)
+def test_a_name_is_named_by_its_words_in_order_and_close_together(
+    text: str, coverage: float
+) -> None:
+    assert subject_coverage("In which town is Queldene Books headquartered?", text) == coverage

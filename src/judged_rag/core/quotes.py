@@ -166,23 +166,50 @@ TYPO_MIN_LETTERS = 5
 """Names' words this long match a document's word one typo away ("Linoel" / "Lionel")."""
 
 
-def _named(term: str, vocabulary: set[str]) -> bool:
-    if term in vocabulary:
+def _matches(term: str, word: str) -> bool:
+    if term == word:
         return True
-    if len(term) < TYPO_MIN_LETTERS:
-        return False
-    return any(_one_edit_apart(term, w) for w in vocabulary if abs(len(w) - len(term)) <= 1)
+    return len(term) >= TYPO_MIN_LETTERS and _one_edit_apart(term, word)
+
+
+NAME_GAP = 3
+"""A name's words may stand this many words apart in a document ("Lyndon Baines Johnson"
+names "Lyndon Johnson"; "of the" may sit between), no more: "Queldene ... books" on the
+page of Queldene Publishing House does not name "Queldene Books"."""
+
+
+def _name_share(name: list[str], text: list[str]) -> float:
+    """How fully `text` names `name`: 1.0 when it holds the name's words in order.
+
+    Each word at most `NAME_GAP` words after the one before, a typo of a long word
+    aside. Otherwise the share of its words found anywhere, at most (n - 1) / n: all n
+    words scattered over the text do not name it.
+    """
+    reach = [i for i, w in enumerate(text) if _matches(name[0], w)]
+    for term in name[1:]:
+        if not reach:
+            break
+        reach = [
+            i
+            for i, w in enumerate(text)
+            if _matches(term, w) and any(0 < i - r <= NAME_GAP for r in reach)
+        ]
+    if reach:
+        return 1.0
+    vocabulary = set(text)
+    found = sum(1 for t in name if any(_matches(t, w) for w in vocabulary))
+    return min(found, len(name) - 1) / len(name)
 
 
 def subject_coverage(question: str, *texts: str) -> float | None:
     """How fully `texts` name what the question is about (0 to 1).
 
-    For the question's best-named subject (`subject_names`): the share of its words
-    found as whole words in `texts`. Numbers and one-letter words (initials, a
-    possessive's "s") do not count; a word of five letters or more also counts when the
-    texts spell it with one typo. With one name (a person, a place, an organisation)
-    that is the share of its words; a question about two (a comparison, "X or Y") asks
-    each document for one of them. None when the question names nothing.
+    For the question's best-named subject (`subject_names`): 1.0 when the texts name it
+    (`_name_share`: its words in order, close together, a typo of a long word aside),
+    otherwise the share of its words they hold. Numbers and one-letter words
+    (initials, a possessive's "s") do not count. A question about two names (a
+    comparison, "X or Y") asks each document for one of them. None when the question
+    names nothing.
     """
     names = [
         [t for t in name if len(t) > 1 and not t.isdigit()] for name in subject_names(question)
@@ -190,5 +217,5 @@ def subject_coverage(question: str, *texts: str) -> float | None:
     names = [n for n in names if n]
     if not names:
         return None
-    vocabulary = set(" ".join(words(t) for t in texts).split())
-    return max(sum(1 for t in name if _named(t, vocabulary)) / len(name) for name in names)
+    text = [w for t in texts for w in words(t).split()]
+    return max(_name_share(name, text) for name in names)
