@@ -299,7 +299,9 @@ class Configuration:
         True,
         "Extracting judge: a quote is evidence only from a document that names one of the "
         "names the question asks about (its runs of capitalised words) in full, a typo "
-        "aside; off: any quote found in the document counts.",
+        "aside, and a document about another subject is Not Relevant; SRA: no answer from "
+        "the model alone when the knowledge base names only similar subjects; off: any "
+        "quote found in the document counts.",
         access="client",
     )
     judge_similarity_weight: float = _f(

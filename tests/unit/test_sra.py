@@ -130,3 +130,29 @@ def test_without_the_knowledge_bases_embeddings_web_results_stay_unscored() -> N
     decided = next(e for e in out["trace"] if e["event"] == "decided")["detail"]
     assert decided["unscored"] == ["w"] and decided["s_max"] is None
     assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+
+
+def _namesake_run(page: str, title: str) -> tuple[dict[str, Any], list[str]]:
+    generate = RecordingGenerator(messages=iter([AIMessage(content="In 1960.")]), prompts=[])
+    parts = Components(
+        chat_model=generate,
+        judge_model=judge_model(components("Dravstead"), label("not_relevant"), knows="A"),
+        retriever=scripted_retriever([doc("d", page, title=title, similarity=0.1)]),
+    )
+    config = {"configurable": {"gate": False, "max_iterations": 1, "web_search": "none"}}
+    question = "In what year was Dravstead Avionics founded?"
+    out = build_graph(parts, retry_interval=0).invoke({"question": question}, config)
+    return out, generate.prompts  # type: ignore[return-value]
+
+
+def test_r_m_is_refused_when_the_knowledge_base_names_only_namesakes() -> None:
+    # The knowledge base knows Dravstead Aircraft, not Dravstead Avionics: the model's
+    # confidence about the latter is a confusion, so no answer from its own knowledge.
+    out, prompts = _namesake_run("Dravstead Aircraft was founded in 1911.", "Dravstead Aircraft")
+    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+    assert prompts == []
+    namesakes = [e["detail"] for e in out["trace"] if e["event"] == "namesakes_only"]
+    assert namesakes == [{"basis": "Unknown", "similar": ["Dravstead Aircraft"]}]
+    # A knowledge base about something else entirely leaves SRA's R_M as it was.
+    out, prompts = _namesake_run("Saturn has rings.", "Saturn")
+    assert out["basis"] == "model" and prompts == [generate_prompt.OPEN_WITHOUT_KNOWLEDGE]

@@ -15,6 +15,12 @@ base's retriever reports (`similarity`), the same embedding model for web result
 the backend reports a cosine; a document without one is left out of S_max and the trace
 says so (no stand-in value). With no scored document, S_max is undefined and retrieval is
 not trusted. The paper's ties (S = T) are read as reaching the threshold.
+
+One guard beyond the paper (`subject_check`): R_M is refused when the question names a
+subject that no retrieved knowledge-base document names, while some name a similar one
+(a sibling company, a namesake): the model's confidence there is a confusion with the
+names it half-recognises, not knowledge (on a knowledge base of similarly named
+organisations, the bundled model answered made-up ones from its "own knowledge").
 """
 
 from __future__ import annotations
@@ -28,11 +34,12 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import SRA_T_M, Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
+from judged_rag.core.quotes import subject_coverage
 from judged_rag.core.scores import sra_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import integrate as prompt
-from judged_rag.state import Basis, Cost, State, zero_cost
+from judged_rag.state import Basis, Cost, Doc, State, zero_cost
 
 
 def decide_basis(s_max: float | None, c_m: float, cfg: Configuration) -> Basis:
@@ -43,6 +50,20 @@ def decide_basis(s_max: float | None, c_m: float, cfg: Configuration) -> Basis:
     if retrieval_ok:
         return "combined" if model_ok else "retrieval"
     return "model" if model_ok else "none"
+
+
+def namesakes_only(question: str, documents: list[Doc]) -> list[str]:
+    """Knowledge-base documents that name only something like the question's subject.
+
+    Their titles, when no document names the subject itself and some name part of it;
+    empty otherwise (or when the question names nothing). "Similar" is part of a name:
+    "Dravstead Aircraft" for "Dravstead Avionics".
+    """
+    kb = [d for d in documents if d["origin"] != "web"]
+    coverage = [(subject_coverage(question, d["title"], d["content"]), d["title"]) for d in kb]
+    if not coverage or any(c is None or c >= 1.0 for c, _ in coverage):
+        return []
+    return list(dict.fromkeys(title for c, title in coverage if c and c > 0))[:5]
 
 
 def integrate(
@@ -69,6 +90,11 @@ def integrate(
             unscored=[i for i, s in scores.items() if s is None],
         )
     )
+    if basis == "model" and cfg.subject_check:
+        similar = namesakes_only(state["question"], state.get("documents") or [])
+        if similar:
+            basis = "none"
+            events.append(event("integrate", "namesakes_only", basis="Unknown", similar=similar))
     update: dict[str, Any] = {"basis": basis, "cost": cost, "trace": events}
     if basis == "none":
         update.update(verdict="abstain", reason="no_trusted_source")

@@ -449,6 +449,10 @@ def _from_extraction(
         p = round(1.0 - found.p_none, 4)
     score = judge_score(p, doc["similarity"], cfg.judge_similarity_weight)
     label = extraction_label(found, in_document, score, cfg.judge_cutoff)
+    if off_subject:
+        # About another subject (a namesake, a sibling company): RJAG's Not Relevant, so
+        # that it does not reach the generator as Somewhat Relevant knowledge either.
+        label = "not_relevant"
     if found.none:
         reason = "the judge found no answer in the document"
     elif in_document and off_subject:
