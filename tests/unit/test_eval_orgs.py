@@ -277,7 +277,7 @@ def test_the_first_rows_hold_every_kind_of_question(dataset: OrgsDataset) -> Non
 
     groups = {_group(r) for r in dataset.rows}
     assert len(groups) == 7
-    # Any prefix of the file (eval --limit) takes every group in turn.
+    # Any prefix of the file takes every group in turn.
     assert {_group(r) for r in dataset.rows[:7]} == groups
     first_70 = Counter(_group(r) for r in dataset.rows[:70])
     assert set(first_70.values()) == {10}

@@ -1197,8 +1197,9 @@ def _group(row: Row) -> str:
 def interleaved(rows: Sequence[Row]) -> list[Row]:
     """The rows taking turns by group (`_group`), each group in its own order.
 
-    So the first n rows of the file (`eval --limit n`) hold every kind of question in
-    about equal numbers, whichever n.
+    So any first n rows of the file hold every kind of question in about equal numbers,
+    for a reader or a hand-made subset; `judged-rag eval` draws its own order from
+    `--seed`, so `--limit` there takes a random sample instead.
     """
     groups: dict[str, list[Row]] = {}
     for row in rows:
