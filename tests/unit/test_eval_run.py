@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -503,14 +504,15 @@ def test_each_system_goes_first_on_its_share_of_the_questions(tmp_path: Path) ->
 
 
 def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
-    from judged_rag.evaluation.runner import _limit, interleave
+    from judged_rag.evaluation.data import take_turns
+    from judged_rag.evaluation.runner import _limit
 
     def item(variant: str, n: int) -> EvalItem:
         return EvalItem(id=f"{variant}{n}", question="q", variant=variant)  # type: ignore[arg-type]
 
     groups = {v: [item(v, n) for n in range(3)] for v in ("open", "mc", "unanswerable")}
     groups["mc"] = groups["mc"][:1]
-    mixed = interleave(groups)
+    mixed = take_turns(groups)
     assert [i.id for i in mixed] == [
         "open0", "mc0", "unanswerable0", "open1", "unanswerable1", "open2", "unanswerable2",
     ]  # fmt: skip
@@ -526,3 +528,21 @@ def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match="unknown variant"):
         options_from_args(parser.parse_args([*base, "open,closed"]))
+
+
+def test_a_limited_run_takes_every_category_in_turn() -> None:
+    from judged_rag.evaluation.data import seeded_order
+
+    def item(category: str | None, n: int) -> EvalItem:
+        return EvalItem(id=f"{category}{n}", question="q", category=category)  # type: ignore[arg-type]
+
+    items = [item(c, n) for c in ("dated", "bridge", "single") for n in range(4)]
+    items += [item("bridge", 9)]
+    first = [i.category for i in seeded_order(items, seed=0)[:6]]
+    assert sorted(first) == ["bridge", "bridge", "dated", "dated", "single", "single"]
+    assert seeded_order(items, seed=0) == seeded_order(list(reversed(items)), seed=0)
+    # Without categories the order is the seeded shuffle of the ids, as before.
+    plain = [item(None, n) for n in range(6)]
+    expected = sorted(i.id for i in plain)
+    random.Random("0:order").shuffle(expected)
+    assert [i.id for i in seeded_order(plain, seed=0)] == expected

@@ -58,7 +58,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from judged_rag.components.web_search import WebSearchError, WikiArticle, load_wikipedia_articles
 from judged_rag.evaluation.metrics import contains_normalized, normalize_answer, normalize_title
@@ -519,11 +519,31 @@ def _answer_in_page(leaf: Mapping[str, Any], corpus: Corpus) -> bool:
     return article is not None and text is not None and contains_normalized(article.extract, text)
 
 
+T = TypeVar("T")
+
+
+def take_turns(groups: Mapping[str, Sequence[T]]) -> list[T]:
+    """The groups' items taking turns (first of each, second of each, ...), order kept."""
+    out: list[T] = []
+    for turn in range(max((len(g) for g in groups.values()), default=0)):
+        out.extend(group[turn] for group in groups.values() if turn < len(group))
+    return out
+
+
 def seeded_order(items: Sequence[EvalItem], seed: int) -> list[EvalItem]:
-    """The items in a seeded random order, so that `--limit N` takes a random sample."""
+    """The items in a seeded random order, so that `--limit N` takes a random sample.
+
+    Items with categories (user data) take turns by category, each category in seeded
+    order, so that a limited run has about as many questions of each.
+    """
     ordered = sorted(items, key=lambda i: i.id)
     random.Random(f"{seed}:order").shuffle(ordered)
-    return ordered
+    if not any(i.category for i in ordered):
+        return ordered
+    groups: dict[str, list[EvalItem]] = {}
+    for item in ordered:
+        groups.setdefault(item.category or "", []).append(item)
+    return take_turns({k: groups[k] for k in sorted(groups)})
 
 
 # --------------------------------------------------------------------------- user data

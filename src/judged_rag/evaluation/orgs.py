@@ -84,6 +84,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from judged_rag.evaluation.data import take_turns
 from judged_rag.evaluation.metrics import contains_normalized
 from judged_rag.evaluation.renaming import NameForge, corpus_vocabulary
 
@@ -1197,17 +1198,13 @@ def _group(row: Row) -> str:
 def interleaved(rows: Sequence[Row]) -> list[Row]:
     """The rows taking turns by group (`_group`), each group in its own order.
 
-    So any first n rows of the file hold every kind of question in about equal numbers,
-    for a reader or a hand-made subset; `judged-rag eval` draws its own order from
-    `--seed`, so `--limit` there takes a random sample instead.
+    So any first n rows of the file hold every kind of question in about equal numbers
+    (`judged-rag eval` draws its own order from `--seed`, by category in turn).
     """
     groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(_group(row), []).append(row)
-    out: list[Row] = []
-    for turn in range(max(len(g) for g in groups.values())):
-        out.extend(g[turn] for g in groups.values() if turn < len(g))
-    return out
+    return take_turns(groups)
 
 
 def build_orgs(seed: int = 0) -> OrgsDataset:

@@ -55,6 +55,7 @@ from judged_rag.evaluation.data import (
     load_user_items,
     require,
     seeded_order,
+    take_turns,
 )
 from judged_rag.evaluation.injection import (
     ANSWER_TEMPLATE,
@@ -215,15 +216,7 @@ def load_items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
                 "unanswerable": suites.unanswerable,
             }
     ordered = {name: seeded_order(group, options.seed) for name, group in groups.items()}
-    return _limit(interleave(ordered), options), counts
-
-
-def interleave(groups: Mapping[str, Sequence[EvalItem]]) -> list[EvalItem]:
-    """The groups' items taking turns (first of each, second of each, ...), order kept."""
-    out: list[EvalItem] = []
-    for turn in range(max((len(g) for g in groups.values()), default=0)):
-        out.extend(group[turn] for group in groups.values() if turn < len(group))
-    return out
+    return _limit(take_turns(ordered), options), counts
 
 
 def question_variant(item: EvalItem) -> str:
