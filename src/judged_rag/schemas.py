@@ -8,7 +8,7 @@ does not fit fails validation and is handled by the caller's retry / recorded de
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -31,11 +31,16 @@ _LABELS = {
 }
 
 
-def normalize_label(value: Any) -> Any:
-    """Map the spellings models use for the three RJAG labels to the canonical ones."""
+def _respelled(value: Any, spellings: dict[str, str]) -> Any:
+    """`value`'s canonical spelling from `spellings` (squashed), or `value` unchanged."""
     if not isinstance(value, str):
         return value
-    return _LABELS.get(_squash(value), value)
+    return spellings.get(_squash(value), value)
+
+
+def normalize_label(value: Any) -> Any:
+    """Map the spellings models use for the three RJAG labels to the canonical ones."""
+    return _respelled(value, _LABELS)
 
 
 def _str_list(value: Any) -> Any:
@@ -154,9 +159,7 @@ _ROLE_SPELLINGS = {
 
 def normalize_role(value: Any) -> Any:
     """Map the spellings models use for a component type to GGatrieval's eight."""
-    if not isinstance(value, str):
-        return value
-    return _ROLE_SPELLINGS.get(_squash(value), value)
+    return _respelled(value, _ROLE_SPELLINGS)
 
 
 class TypedComponent(_Lenient):
@@ -211,6 +214,23 @@ class TypedComponents(_Lenient):
         return cls.model_validate({"components": items}) if items else None
 
 
+Evidence = Annotated[
+    str,
+    Field(
+        description="Words copied from the document that answer the question; empty if none.",
+        json_schema_extra=_text(200),
+    ),
+]
+"""A judgment's evidence: it comes first, before the label (see `RelevanceJudgment`)."""
+JudgedLabel = Annotated[
+    Literal["highly_relevant", "somewhat_relevant", "not_relevant"],
+    Field(
+        description="highly_relevant: the evidence answers the question; somewhat_relevant: "
+        "same topic, no answer; not_relevant: another topic."
+    ),
+]
+
+
 class RelevanceJudgment(_Lenient):
     """RJAG's relevance label for one document, plus the components it grounds.
 
@@ -220,15 +240,8 @@ class RelevanceJudgment(_Lenient):
     somewhat relevant "because it does not say who proved it" without this field).
     """
 
-    evidence: str = Field(
-        default="",
-        description="Words copied from the document that answer the question; empty if none.",
-        json_schema_extra=_text(200),
-    )
-    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
-        description="highly_relevant: the evidence answers the question; somewhat_relevant: "
-        "same topic, no answer; not_relevant: another topic."
-    )
+    evidence: Evidence = ""
+    label: JudgedLabel
     aligned: list[str] = Field(
         default_factory=list,
         description="The listed question parts that the document states.",
@@ -304,15 +317,8 @@ class SegmentJudgment(_Lenient):
     As in `RelevanceJudgment`, the evidence comes first.
     """
 
-    evidence: str = Field(
-        default="",
-        description="Words copied from the document that answer the question; empty if none.",
-        json_schema_extra=_text(200),
-    )
-    label: Literal["highly_relevant", "somewhat_relevant", "not_relevant"] = Field(
-        description="highly_relevant: the evidence answers the question; somewhat_relevant: "
-        "same topic, no answer; not_relevant: another topic."
-    )
+    evidence: Evidence = ""
+    label: JudgedLabel
     aligned: list[AlignedPart] = Field(
         default_factory=list,
         description="Each question part the document states, with the document's words "

@@ -21,7 +21,7 @@ import math
 import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -380,18 +380,32 @@ def _logprob_call(
     return _attempts(ctx, once, default=None, count_round=count_round, recorded_default=default)
 
 
-def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | None:
-    """The letter a reply chose, with probabilities from its first token's alternatives."""
-    wanted = [letter.upper() for letter in letters]
+def _choice_from_shares(
+    alternatives: Iterable[tuple[str, float]], wanted: list[str]
+) -> LetterChoice | None:
+    """The most probable of the `wanted` letters among one token position's alternatives.
+
+    With their shares renormalised over the letters; None when the letters hold less
+    than `MIN_LETTER_MASS` of the position's probability.
+    """
     shares = dict.fromkeys(wanted, 0.0)
-    for token, share in _first_token_shares(message):
+    for token, share in alternatives:
         if token in shares:
             shares[token] += share
     mass = sum(shares.values())
-    if mass >= MIN_LETTER_MASS:
-        probabilities = {k: round(v / mass, 4) for k, v in shares.items()}
-        best = max(wanted, key=lambda k: shares[k])
-        return LetterChoice(letter=best, probabilities=probabilities, mass=round(mass, 4))
+    if mass < MIN_LETTER_MASS:
+        return None
+    probabilities = {k: round(v / mass, 4) for k, v in shares.items()}
+    best = max(wanted, key=lambda k: shares[k])
+    return LetterChoice(letter=best, probabilities=probabilities, mass=round(mass, 4))
+
+
+def read_letter(message: BaseMessage, letters: Sequence[str]) -> LetterChoice | None:
+    """The letter a reply chose, with probabilities from its first token's alternatives."""
+    wanted = [letter.upper() for letter in letters]
+    chosen = _choice_from_shares(_first_token_shares(message), wanted)
+    if chosen is not None:
+        return chosen
     match = re.match(r"\W*([A-Za-z])\b", message_text(message))
     if match and match.group(1).upper() in wanted:
         return LetterChoice(letter=match.group(1).upper(), probabilities=None, mass=0.0)
@@ -555,17 +569,8 @@ def _entry_at(spans: list[tuple[int, int, dict[str, Any]]], at: int) -> dict[str
 
 def _letter_at(written: str, entry: dict[str, Any] | None, wanted: list[str]) -> LetterChoice:
     """The choice for one item: the letters' shares at its token, or the written letter."""
-    if entry is not None:
-        shares = dict.fromkeys(wanted, 0.0)
-        for token, share in _shares(_alternatives(entry)):
-            if token in shares:
-                shares[token] += share
-        mass = sum(shares.values())
-        if mass >= MIN_LETTER_MASS:
-            probabilities = {k: round(v / mass, 4) for k, v in shares.items()}
-            best = max(wanted, key=lambda k: shares[k])
-            return LetterChoice(letter=best, probabilities=probabilities, mass=round(mass, 4))
-    return LetterChoice(letter=written, probabilities=None, mass=0.0)
+    chosen = None if entry is None else _choice_from_shares(_shares(_alternatives(entry)), wanted)
+    return chosen or LetterChoice(letter=written, probabilities=None, mass=0.0)
 
 
 @dataclass

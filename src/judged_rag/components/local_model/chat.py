@@ -48,25 +48,17 @@ def local_chat_model(
     path = resolve_model(name_or_path)
     shared = find_shared(path)
     if shared is not None:
+        alias, base_url, key = shared.alias, shared.base_url, shared.api_key
         sync_client, async_client = _loopback_clients()
-        return ChatOpenAI(
-            model=shared.alias,
-            base_url=shared.base_url,
-            api_key=SecretStr(shared.api_key),
-            temperature=temperature,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_tokens=max_tokens,
-            http_client=sync_client,
-            http_async_client=async_client,
-        )
-    server = get_server(path, n_parallel=n_parallel)
-    server.client_timeout = max(server.client_timeout, timeout)
-    sync_client, async_client = server.http_clients()
+    else:
+        server = get_server(path, n_parallel=n_parallel)
+        server.client_timeout = max(server.client_timeout, timeout)
+        alias, base_url, key = server.alias, server.base_url, "local"
+        sync_client, async_client = server.http_clients()
     return ChatOpenAI(
-        model=server.alias,
-        base_url=server.base_url,
-        api_key=SecretStr("local"),
+        model=alias,
+        base_url=base_url,
+        api_key=SecretStr(key),
         temperature=temperature,
         timeout=timeout,
         max_retries=max_retries,

@@ -105,13 +105,23 @@ def read_record(path: Path, model_path: Path) -> SharedServer | None:
 
     It does not check that the server answers (`find_shared` does).
     """
+    data = _load(path)
+    return None if data is None else _server_from(data, model_path)
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    """The record's JSON object, or None (unreadable, not an object, over 4 KB)."""
     try:
         if path.stat().st_size > _MAX_RECORD_BYTES:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("version") != RECORD_VERSION:
+    return data if isinstance(data, dict) else None
+
+
+def _server_from(data: dict[str, Any], model_path: Path) -> SharedServer | None:
+    if data.get("version") != RECORD_VERSION:
         return None
     base_url = _loopback_base_url(data.get("base_url"))
     pid, key, alias = data.get("pid"), data.get("api_key"), data.get("alias")
@@ -195,11 +205,8 @@ def _write_record(path: Path, data: dict[str, Any]) -> None:
 
 def _remove_own_record(path: Path, pid: int, key: str) -> None:
     """Remove the record only if it is still the one this process wrote."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if isinstance(data, dict) and data.get("pid") == pid and data.get("api_key") == key:
+    data = _load(path)
+    if data is not None and data.get("pid") == pid and data.get("api_key") == key:
         with contextlib.suppress(OSError):
             path.unlink()
 
@@ -274,16 +281,12 @@ def status() -> list[dict[str, Any]]:
     if not directory.is_dir():
         return out
     for record in sorted(directory.glob("*.json")):
-        try:
-            data = json.loads(record.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            out.append({"record": str(record), "state": "unreadable"})
-            continue
-        if not isinstance(data, dict):
+        data = _load(record)
+        if data is None:
             out.append({"record": str(record), "state": "unreadable"})
             continue
         model = Path(str(data.get("model_path", "")))
-        found = read_record(record, model) if model.is_file() else None
+        found = _server_from(data, model) if model.is_file() else None
         if found is None:
             state = "stale (model file changed or record malformed)"
         elif not _alive(found.pid):
