@@ -438,6 +438,26 @@ def test_other_answers_still_go_to_the_verifier() -> None:
     assert "by" not in verify_events(out)[0] and out["cost"]["llm_calls"] == 5
 
 
+def test_a_quote_from_a_document_the_judge_did_not_pass_goes_to_the_verifier() -> None:
+    # P(quote) 0.6 is below the extract threshold: the document is only Somewhat
+    # Relevant, so its quote is the judge's guess, not its verdict.
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [1]."),
+        judge_model=judge_model(
+            quote("20 July 1969", **{"20": 0.6, "NONE": 0.4}),
+            quote("NONE", NONE=0.9),
+            verdict(False, 0.2),
+            verdict(False, 0.1),
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    out = run(parts, judge="extract", max_iterations=1, max_regenerations=0)
+    assert judged(out)["apollo"]["label"] == "somewhat_relevant"
+    checked = verify_events(out)
+    assert "by" not in checked[0] and checked[0]["supported"] is False
+    assert out["abstained"] and out["reason"] == "unsupported_claims"
+
+
 def test_a_quote_not_in_the_document_is_no_support() -> None:
     # The structured judge's evidence is the model's word; it counts only if it is there.
     parts = Components(

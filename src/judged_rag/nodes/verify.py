@@ -138,7 +138,10 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
     """The judge's quotes from cited documents that the draft restates.
 
     The judge quoted each as the answer to the question found in that document; a
-    quote counts only if it is in the document and the draft contains it as whole words.
+    quote counts only if the judge passed that document (Highly Relevant: its score
+    reached the threshold), the quote is in the document and the draft contains it as
+    whole words. A quote the judge itself did not trust enough to pass its document (a
+    year from a sentence about something else) is no support: the verifier reads it.
     """
     knowledge = state.get("knowledge") or []
     judged = latest_judgments(state)
@@ -149,7 +152,9 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
             continue
         doc = knowledge[n - 1]
         judgment = judged.get(doc["id"])
-        quote = judgment["evidence"] if judgment is not None else ""
+        if judgment is None or judgment["label"] != "highly_relevant":
+            continue
+        quote = judgment["evidence"]
         if len(words(quote)) < MIN_QUOTE_CHARS:
             continue  # "a", "1": too little to say the draft restates it
         if grounded(quote, doc["content"]) and grounded(quote, text):
