@@ -299,9 +299,10 @@ class Configuration:
         True,
         "Extracting judge: a quote is evidence only from a document that names one of the "
         "names the question asks about (its runs of capitalised words) in full, a typo "
-        "aside, and a document about another subject is Not Relevant; SRA: no answer from "
-        "the model alone when the knowledge base names only similar subjects; off: any "
-        "quote found in the document counts.",
+        "aside, and a document about another subject is Not Relevant; web search: a result "
+        "that does not name it is dropped; SRA: no answer from the model alone when the "
+        "knowledge base names only similar subjects; off: any quote found in the document "
+        "counts and every web result is kept.",
         access="client",
     )
     judge_similarity_weight: float = _f(

@@ -163,6 +163,35 @@ def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat()
     assert events(out, "combine", "needs_web")
 
 
+@pytest.mark.parametrize("subject_check", [True, False])
+def test_web_results_that_do_not_name_the_subject_are_dropped(subject_check: bool) -> None:
+    # Web results are not judged: a page that names neither Apollo 11 nor the Moon is
+    # no evidence about them, whatever the search engine ranked it.
+    longevity = doc("longevity", "Longevity is a long duration of individual life.")
+    web = scripted_retriever([longevity, WIKI])
+    parts = Components(
+        chat_model=generator("In July 1969 [2]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("somewhat_relevant", "Apollo 11"),
+            label("not_relevant"),
+            keywords("Apollo 11 Moon landing date"),
+            verdict(True, 0.8),
+        ),
+        retriever=scripted_retriever([MOON, SATURN]),
+        web_search=web,
+    )
+    out = run(parts, max_iterations=1, subject_check=subject_check)
+    searched = events(out, "web_search", "searched")[0]["detail"]
+    dropped = events(out, "web_search", "off_subject")
+    if subject_check:
+        assert searched["sources"] == [WIKI.metadata["source"]] and searched["results"] == 1
+        assert dropped[0]["detail"]["dropped"] == [longevity.metadata["source"]]
+        assert dropped[0]["detail"]["subjects"] == ["apollo 11", "moon"]
+    else:
+        assert searched["results"] == 2 and not dropped
+
+
 def test_closed_question_without_highly_relevant_answers_without_knowledge() -> None:
     gen = generator("B. 1969 is when Apollo 11 landed.")
     parts = Components(

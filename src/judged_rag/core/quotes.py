@@ -219,3 +219,19 @@ def subject_coverage(question: str, *texts: str) -> float | None:
         return None
     text = [w for t in texts for w in words(t).split()]
     return max(_name_share(name, text) for name in names)
+
+
+SUBJECT_COVERAGE = 1.0
+"""How fully a document must name one of the question's names to be about its subject
+(`subject_check`): in full, a typo aside. At half, a sibling organisation ("Iskmere Marine
+Engineering" for "Iskmere Shipyards") passed, and the judge quoted its revenue as the
+answer."""
+
+
+def names_subject(question: str, *texts: str) -> bool:
+    """Whether `texts` name what the question asks about (`SUBJECT_COVERAGE`).
+
+    True when the question names nothing: there is no subject to miss.
+    """
+    coverage = subject_coverage(question, *texts)
+    return coverage is None or coverage >= SUBJECT_COVERAGE

@@ -30,7 +30,7 @@ from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.alignment import SegmentCheck, segment_alignment
 from judged_rag.core.documents import fence
-from judged_rag.core.quotes import grounded, subject_coverage
+from judged_rag.core.quotes import SUBJECT_COVERAGE, grounded, subject_coverage
 from judged_rag.core.scores import composite_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
@@ -418,13 +418,6 @@ def extraction_label(found: Extraction, in_document: bool, score: float, thresho
     if in_document and score >= threshold:
         return "highly_relevant"
     return "not_relevant" if found.none else "somewhat_relevant"
-
-
-SUBJECT_COVERAGE = 1.0
-"""How fully a document must name one of the question's names for its quote to count
-(`subject_check`): in full, a typo aside. At half, a sibling organisation ("Iskmere Marine
-Engineering" for "Iskmere Shipyards") passed, and the judge quoted its revenue as the
-answer."""
 
 
 def _from_extraction(

@@ -2,8 +2,11 @@
 
 Reached only when the combination strategy needs K_W. The question is rewritten into
 keywords; results become documents with their source and reliability grade, the most
-authoritative first. A missing or failing backend is recorded and the run goes on
-without web knowledge.
+authoritative first. Web results are not judged (RJAG combines them as they come), so
+with `subject_check` a result that does not name what the question asks about is
+dropped here, without an LLM: a page on "Longevity" or "Ulaanbaatar" is no evidence about
+a person or a company the question names. A missing or failing backend is recorded and
+the run goes on without web knowledge.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.documents import to_doc
+from judged_rag.core.quotes import names_subject, subject_names
 from judged_rag.core.scores import GRADES
 from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
@@ -25,6 +29,9 @@ from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
 from judged_rag.state import Doc, State, TraceEvent, zero_cost
+
+MAX_LISTED = 10
+"""Dropped results and subjects named in the trace (a backend may return many)."""
 
 
 def web_search(
@@ -69,7 +76,10 @@ def web_search(
         return {**out, "cost": cost, "trace": events}
     iteration = state.get("iteration", 0)
     docs = [to_doc(d, origin="web", iteration=iteration, reliability="F") for d in found]
-    docs = [d for d in docs if d["content"].strip()][: cfg.web_k]
+    docs = [d for d in docs if d["content"].strip()]
+    if cfg.subject_check:
+        docs = _about_the_subject(question, docs, events)
+    docs = docs[: cfg.web_k]
     docs, scale = _on_the_knowledge_base_scale(question, docs, deps, cfg, events)
     docs.sort(key=lambda d: -GRADES[d["reliability"]])  # stable: backend rank within a grade
     events.append(
@@ -83,6 +93,28 @@ def web_search(
         )
     )
     return {**out, "web_results": docs, "cost": cost, "trace": events}
+
+
+def _about_the_subject(question: str, docs: list[Doc], events: list[TraceEvent]) -> list[Doc]:
+    """The results that name the question's subject; the others are recorded as dropped."""
+    kept: list[Doc] = []
+    dropped: list[str] = []
+    for d in docs:
+        if names_subject(question, d["title"], d["content"]):
+            kept.append(d)
+        else:
+            dropped.append(d["source"])
+    if dropped:
+        events.append(
+            event(
+                "web_search",
+                "off_subject",
+                dropped=dropped[:MAX_LISTED],
+                count=len(dropped),
+                subjects=[" ".join(name) for name in subject_names(question)][:MAX_LISTED],
+            )
+        )
+    return kept
 
 
 def _on_the_knowledge_base_scale(
