@@ -429,10 +429,22 @@ class Configuration:
     )
     max_knowledge: int = _f(
         5,
-        "Most documents handed to the generator; with progressive selection, the number of "
-        "documents the LLM selects into the supporting set D (GGatrieval: 5).",
+        "Most documents handed to the generator besides the Highly Relevant ones, which "
+        "RJAG integrates all of (only max_knowledge_chars cuts them); with progressive "
+        "selection, the number of documents the LLM selects into the supporting set D "
+        "(GGatrieval: 5).",
         ge=1,
         le=50,
+        access="ceiling",
+    )
+    max_knowledge_chars: int = _f(
+        6000,
+        "Most characters of document text handed to the generator (the first document "
+        "always): the prompt's budget, about 1,500 tokens, so that the bundled model's "
+        "2,048-token context keeps room for the instructions and the answer. The trace "
+        "reports what it cuts (dropped_by_chars).",
+        ge=500,
+        le=200_000,
         access="ceiling",
     )
 

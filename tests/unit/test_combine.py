@@ -100,6 +100,38 @@ def test_cap_shares_places_between_knowledge_base_and_web() -> None:
     assert ids(cap(kb[:1] + web, 3)) == ["s0", "w0", "w1"]
 
 
+def test_cap_keeps_every_highly_relevant_document_and_fills_the_rest() -> None:
+    from judged_rag.core.strategies import cap
+
+    highly, somewhat = _origin(_docs("h", 7), "kb"), _origin(_docs("s", 3), "kb")
+    every_highly = frozenset(ids(highly))
+    # RJAG integrates all of D_H: seven Highly Relevant documents pass a cap of five.
+    assert ids(cap(highly, 5, highly=every_highly)) == ids(highly)
+    # Fewer than the cap: the others fill the places left, in the strategy's order.
+    assert ids(cap(highly[:3] + somewhat, 5, highly=frozenset(ids(highly[:3])))) == [
+        "h0",
+        "h1",
+        "h2",
+        "s0",
+        "s1",
+    ]
+    # D_H at the cap or beyond leaves no place for the others.
+    assert ids(cap(highly + somewhat, 5, highly=every_highly)) == ids(highly)
+
+
+def test_cap_keeps_documents_while_their_text_fits_the_budget() -> None:
+    from judged_rag.core.strategies import cap
+
+    sizes = [400, 300, 200, 100]
+    docs = [{"id": f"d{i}", "content": "x" * n, "origin": "kb"} for i, n in enumerate(sizes)]
+    assert ids(cap(docs, 10, chars=700)) == ["d0", "d1"]  # 400 + 300 fit, + 200 does not
+    assert ids(cap(docs, 10, chars=1000)) == ["d0", "d1", "d2", "d3"]
+    # The first document always goes, even alone over the budget.
+    assert ids(cap(docs, 10, chars=100)) == ["d0"]
+    # A later, shorter document does not jump the queue: the order is the strategy's.
+    assert ids(cap(docs, 10, chars=750)) == ["d0", "d1"]
+
+
 def test_labelled_sets_rank_by_the_judges_score_then_the_composite() -> None:
     from judged_rag.core.judgments import labelled_sets
 

@@ -163,6 +163,26 @@ def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat()
     assert events(out, "combine", "needs_web")
 
 
+def test_the_prompt_budget_cuts_highly_relevant_documents_and_says_so() -> None:
+    long_apollo = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969. " * 10)
+    long_wiki = doc("wiki", "Apollo 11 was the first crewed Moon landing, in 1969. " * 10)
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            label("highly_relevant", "Apollo 11"),
+            verdict(True, 0.8),
+        ),
+        retriever=scripted_retriever([long_apollo, long_wiki]),
+    )
+    out = run(parts, max_iterations=1, max_knowledge=1, max_knowledge_chars=500)
+    combined = events(out, "combine", "combined")[0]["detail"]
+    # max_knowledge does not cut D_H; the 500-character budget keeps the first document.
+    assert combined["sets"]["D_H"] == 2 and combined["chosen"] == ["apollo"]
+    assert combined["dropped_by_count"] == 0 and combined["dropped_by_chars"] == 1
+
+
 @pytest.mark.parametrize("subject_check", [True, False])
 def test_web_results_that_do_not_name_the_subject_are_dropped(subject_check: bool) -> None:
     # Web results are not judged: a page that names neither Apollo 11 nor the Moon is

@@ -43,6 +43,7 @@ BUDGETS = {
     "max_iterations",
     "rewrite_max_queries",
     "max_knowledge",
+    "max_knowledge_chars",
     "web_k",
     "max_regenerations",
     "max_llm_calls",

@@ -83,18 +83,44 @@ def evaluate(expr: Expr, sets: dict[str, list[Doc]], *, web_searched: bool) -> l
     return left + [d for d in right if d["id"] not in seen]
 
 
-def cap(chosen: list[Doc], limit: int) -> list[Doc]:
-    """At most `limit` documents, sharing the places between the knowledge base and the web.
+def cap(
+    chosen: list[Doc],
+    limit: int,
+    *,
+    highly: frozenset[str] = frozenset(),
+    chars: int | None = None,
+) -> list[Doc]:
+    """The documents handed to the generator: every Highly Relevant one, the rest capped.
 
-    Within each origin the strategy's order stands. When both are chosen and they do not
-    all fit, they alternate, knowledge base first: D_S ∪ K_W cut to three must not drop
-    every web result the run searched for only because D_S comes first in the union.
+    RJAG integrates all Highly Relevant documents (`highly`, by id): the count `limit`
+    does not cut them; the other chosen documents fill the places left up to `limit`.
+    Within each origin the strategy's order stands. When both the knowledge base and the
+    web are chosen and they do not all fit, they alternate, knowledge base first: D_S ∪
+    K_W cut to three must not drop every web result the run searched for only because
+    D_S comes first in the union. Then `chars`, the prompt's budget, keeps documents in
+    that order while their contents fit (the first one always).
     """
-    if len(chosen) <= limit:
-        return list(chosen)
+    ordered = list(chosen) if len(chosen) <= limit else _alternating(chosen)
+    room = max(0, limit - sum(1 for d in ordered if d["id"] in highly))
+    rest = [d["id"] for d in ordered if d["id"] not in highly][:room]
+    ordered = [d for d in ordered if d["id"] in highly or d["id"] in rest]
+    if chars is None:
+        return ordered
+    fitted: list[Doc] = []
+    used = 0
+    for d in ordered:
+        size = len(d["content"])
+        if fitted and used + size > chars:
+            break
+        fitted.append(d)
+        used += size
+    return fitted
+
+
+def _alternating(chosen: list[Doc]) -> list[Doc]:
+    """Knowledge-base and web documents alternating, knowledge base first, when both are there."""
     kb = [d for d in chosen if d["origin"] != "web"]
     web = [d for d in chosen if d["origin"] == "web"]
     if not kb or not web:
-        return chosen[:limit]
-    mixed = [d for pair in itertools.zip_longest(kb, web) for d in pair if d is not None]
-    return mixed[:limit]
+        return list(chosen)
+    return [d for pair in itertools.zip_longest(kb, web) for d in pair if d is not None]

@@ -48,7 +48,8 @@ def combine(
             "combination": strategy,
             "trace": [event("combine", "needs_web", strategy=strategy, task_type=task)],
         }
-    knowledge = cap(chosen, cfg.max_knowledge)
+    by_count = cap(chosen, cfg.max_knowledge, highly=frozenset(d["id"] for d in sets["D_H"]))
+    knowledge = cap(by_count, len(by_count), chars=cfg.max_knowledge_chars)
     sizes = {name: len(docs) for name, docs in sets.items() if name != "K_W" or web_searched}
     return {
         "needs_web": False,
@@ -63,6 +64,8 @@ def combine(
                 sets=sizes,
                 chosen=[d["id"] for d in knowledge],
                 dropped=len(chosen) - len(knowledge),
+                dropped_by_count=len(chosen) - len(by_count),
+                dropped_by_chars=len(by_count) - len(knowledge),
             )
         ],
     }
