@@ -355,7 +355,7 @@ class ReflectedAlignment(_Lenient):
     _aligned = field_validator("aligned", mode="before")(_aligned_parts)
 
 
-_FRACTION = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*(%|/\s*(\d+(?:\.\d+)?))?")
+_FRACTION = re.compile(r"(-?(?:\d+(?:\.\d+)?|\.\d+))\s*(%|/\s*(\d+(?:\.\d+)?))?")
 
 
 def _fraction(value: Any) -> Any:

@@ -91,7 +91,9 @@ def test_score_replies_are_read_as_fractions(sent: dict[str, Any], expected: flo
     assert RelevanceScore.model_validate(sent).score == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("sent", [{"score": 7}, {"score": -0.1}, {"score": "high"}, {}])
+@pytest.mark.parametrize(
+    "sent", [{"score": 7}, {"score": -0.1}, {"score": "-0.1"}, {"score": "high"}, {}]
+)
 def test_scores_outside_zero_to_one_are_refused(sent: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         RelevanceScore.model_validate(sent)
