@@ -79,6 +79,13 @@ value (`scripts/judge_levers.py`, 375 pairs in windows of 5, the same pairs it w
 on), not yet measured on held-out questions."""
 
 
+CHUNKRAG_FLOOR = 0.75
+"""ChunkRAG judge with `judge_threshold` unset: the lowest its round's dynamic threshold
+goes, so that a chunk is Highly Relevant only with a final score nearer the scoring
+prompt's "states what the question asks" (1) than its "same topic, not that" (0.5). Not
+measured: the paper's threshold has no floor (see `core.relevance`)."""
+
+
 SRA_T_M = 0.5
 """SRA's T_M, for models with no measured value."""
 
@@ -260,7 +267,7 @@ class Configuration:
     )
 
     # judge (RJAG, SRA)
-    judge: Literal["auto", "structured", "letter", "extract", "list", "off"] = _f(
+    judge: Literal["auto", "structured", "letter", "extract", "list", "chunkrag", "off"] = _f(
         "auto",
         "How documents are judged: 'auto' picks by the model: 'extract' for a bundled local "
         "model (a small model on a CPU), 'structured' for any other; "
@@ -271,7 +278,12 @@ class Configuration:
         "document or reply NONE, and counts a copy only if it is really in the document "
         "(a few output tokens, no alignment); 'list' asks for one letter A/B/C per "
         "document for `judge_window` documents in one call and reads each letter's "
-        "probabilities (fewer calls; later positions get lower P(A), no alignment); 'off' "
+        "probabilities (fewer calls; later positions get lower P(A), no alignment); "
+        "'chunkrag' follows ChunkRAG: the model scores the chunk's relevance from 0 to 1, "
+        "reconsiders its score, and a critic prompt scores it again (three calls per chunk, "
+        "no alignment); the final score (reflected and critic averaged) is cut by a "
+        "threshold computed from the round's scores (mean, or mean + std when they "
+        "cluster; at least 0.75); 'off' "
         "keeps every retrieved document as Highly Relevant without judging (plain RAG).",
         access="client",
     )
@@ -285,12 +297,15 @@ class Configuration:
     )
     judge_threshold: float | None = _f(
         None,
-        "Letter, list and extract judges: the judge's score from which a document is "
-        "Highly Relevant. The score is the LLM's probability that the document states the "
-        "answer (letter, list: P(A); extract: 1 - P(NONE), 0 when its quote is not in the "
-        "document), combined with the retriever's cosine (judge_similarity_weight). "
+        "Letter, list, extract and chunkrag judges: the judge's score from which a "
+        "document is Highly Relevant. The score is the LLM's probability that the document "
+        "states the answer (letter, list: P(A); extract: 1 - P(NONE), 0 when its quote is "
+        "not in the document), combined with the retriever's cosine "
+        "(judge_similarity_weight); chunkrag: its final score. "
         "Empty ('auto'): the judge's own value, measured on the judge suite "
-        "(extract 0.75, letter 0.6; list 0.57, the screening's in-sample value).",
+        "(extract 0.75, letter 0.6; list 0.57, the screening's in-sample value); for "
+        "chunkrag, the threshold computed from each round's scores. Set, it replaces that "
+        "computed threshold.",
         ge=0.0,
         le=1.0,
         access="client",
@@ -567,9 +582,15 @@ class Configuration:
 
     @property
     def judge_cutoff(self) -> float:
-        """The judge's threshold: `judge_threshold`, or the judge's own value when unset."""
+        """The judge's threshold: `judge_threshold`, or the judge's own value when unset.
+
+        The ChunkRAG judge's own value is its floor: its round's dynamic threshold is
+        at least that (`core.relevance.dynamic_threshold`).
+        """
         if self.judge_threshold is not None:
             return self.judge_threshold
+        if self.judge == "chunkrag":
+            return CHUNKRAG_FLOOR
         return JUDGE_THRESHOLDS.get(self.judge, JUDGE_THRESHOLDS["extract"])
 
     def replace(self, **changes: Any) -> Configuration:

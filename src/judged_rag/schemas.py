@@ -355,6 +355,50 @@ class ReflectedAlignment(_Lenient):
     _aligned = field_validator("aligned", mode="before")(_aligned_parts)
 
 
+_FRACTION = re.compile(r"(-?(?:\d+(?:\.\d+)?|\.\d+))\s*(%|/\s*(\d+(?:\.\d+)?))?")
+
+
+def _fraction(value: Any) -> Any:
+    """A score written as text: "0.8", "80%", "8/10" (the first number found) as a number.
+
+    Anything else is left as it is, for validation to accept or refuse; a number outside
+    [0, 1] is refused, never rescaled (5 could be out of 10 or out of 100).
+    """
+    if not isinstance(value, str):
+        return value
+    match = _FRACTION.search(value)
+    if match is None:
+        return value
+    number = float(match.group(1))
+    if match.group(2) == "%":
+        return number / 100
+    if match.group(3) is not None:
+        whole = float(match.group(3))
+        return number / whole if whole else value
+    return number
+
+
+class RelevanceScore(_Lenient):
+    """ChunkRAG's relevance score of one chunk: the first, the reflected or the critic's."""
+
+    score: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="1: the chunk states what the question asks; 0.5: same topic, not that; "
+        "0: another topic.",
+    )
+
+    _score = field_validator("score", mode="before")(_fraction)
+
+    @classmethod
+    def from_text(cls, text: str) -> RelevanceScore | None:
+        """Read the first number in prose ("Score: 0.8", "I'd say 80%")."""
+        found = _fraction(text)
+        if not isinstance(found, float) or not 0.0 <= found <= 1.0:
+            return None
+        return cls(score=found)
+
+
 class SupportCheck(_Lenient):
     """LLatrieval's Verify(q, D): do these documents support an answer?"""
 

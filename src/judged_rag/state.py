@@ -41,6 +41,21 @@ class Doc(TypedDict):
     """Retrieval iteration that found it (0 = first retrieval)."""
 
 
+class RelevanceScores(TypedDict):
+    """ChunkRAG's scores of one chunk, each in [0, 1] (`core.relevance`)."""
+
+    initial: float
+    """The LLM's first score."""
+    reflected: float
+    """Its score after reconsidering the first (the first again when that call failed or
+    the budget left none)."""
+    critic: float
+    """The critic's score (the reflected one again when that call failed or the budget
+    left none)."""
+    final: float
+    """The reflected and critic scores combined (`core.relevance.final_score`)."""
+
+
 class Judgment(TypedDict):
     """One (question, document) judgment written by the judge node."""
 
@@ -61,14 +76,22 @@ class Judgment(TypedDict):
     p_highly: NotRequired[float | None]
     """The LLM's probability that the document states the answer, when it gave one:
     P(A) of the letter and list judges; 1 - P(NONE) of the extracting judge when its quote is in
-    the document (0 when it is not)."""
+    the document (0 when it is not); the ChunkRAG judge's final relevance score (a score the
+    LLMs state, not a token probability)."""
     judge_score: NotRequired[float | None]
     """The score the label was decided on: `p_highly` combined with the retriever's
     cosine (`judge_similarity_weight`); `p_highly` alone for a document without one."""
     segments: NotRequired[dict[str, str]]
     """Segment alignment: each aligned component and the document segment that grounds it."""
     reflected: NotRequired[bool]
-    """The reflection step M'(Q, D) reviewed the aligned components (one more LLM call)."""
+    """A reflection reviewed the first judgment (one more LLM call, which waits for it):
+    GGatrieval's M'(Q, D) of the aligned components, or ChunkRAG's self-reflection on its
+    score."""
+    critiqued: NotRequired[bool]
+    """ChunkRAG's critic scored the chunk again (one more LLM call, after the reflection)."""
+    relevance: NotRequired[RelevanceScores]
+    """ChunkRAG's scores of the chunk (setting `judge="chunkrag"`); its label is given at
+    the join, by the round's threshold."""
     window: NotRequired[int]
     """List judge: which of the round's listwise calls judged it (from 0); the join
     counts one LLM call per window, not one per document."""

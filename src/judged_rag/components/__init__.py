@@ -35,7 +35,7 @@ class GateIndex(Protocol):
         """Best cosine similarity of the question to any chunk."""
 
 
-JudgeKind = Literal["structured", "letter", "extract", "list", "off"]
+JudgeKind = Literal["structured", "letter", "extract", "list", "chunkrag", "off"]
 """A judge as nodes run it (`Configuration.judge` with "auto" resolved)."""
 
 CACHE_SIZE = 16

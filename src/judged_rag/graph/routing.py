@@ -15,6 +15,7 @@ from langgraph.types import Send
 
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.core.budget import calls_left, reserve
+from judged_rag.core.relevance import CALLS
 from judged_rag.state import JudgeTask, JudgeWindow, State
 
 
@@ -49,7 +50,10 @@ def route_after_retrieve(
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
     per_call = cfg.judge_window if cfg.judge == "list" else 1
     # With reflection, each document's judgment is followed by its review: two calls.
+    # ChunkRAG's judge scores, reconsiders and has a critic score again: three calls.
     per_task = 2 if cfg.reflects and state.get("query_parts") else 1
+    if cfg.judge == "chunkrag":
+        per_task = len(CALLS)
     if cfg.judge != "off":  # unjudged documents cost no call
         docs = docs[: affordable // per_task * per_call]
     if not docs or state.get("budget_exhausted"):

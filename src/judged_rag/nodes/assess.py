@@ -4,7 +4,9 @@ Gathers the judgments of every iteration into D_H / D_S / D_N and decides, from 
 and alignment counts or from an LLM verification (LLatrieval's Verify(q, D)), whether
 the supporting set is enough. `route_after_assess` turns that into rewrite vs combine;
 with `sufficiency="progressive"` the decision is `select`'s (Algorithm 1's progressive
-selection and Verify), and assess only counts.
+selection and Verify), and assess only counts. With the ChunkRAG judge, the round's
+documents are labelled here first, by the threshold of the round's scores
+(`nodes.judge.label_round`): the parallel judge tasks cannot see each other's scores.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from judged_rag.core.budget import exhausted, reserve
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import LABELS, is_supporting, labelled_sets, latest_judgments
 from judged_rag.core.trace import event
+from judged_rag.nodes.judge import label_round
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
@@ -70,6 +74,13 @@ def assess(
     """Count the labels, decide sufficiency, and account for the judge rounds."""
     cfg = deps.configuration(config, runtime)
     iteration = state.get("iteration", 0)
+    events: list[TraceEvent] = []
+    relabelled: list[Judgment] | None = None
+    if cfg.judge == "chunkrag":
+        labelled, events = label_round(state.get("judgments") or [], iteration, cfg)
+        if events:  # the round had scores to label
+            relabelled = labelled
+            state = {**state, "judgments": relabelled}
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
     by_llm = [j for j in this_round if j["by"] not in ("prefilter", "unjudged")]
@@ -77,15 +88,16 @@ def assess(
     # One call per document, except the list judge's: one per window.
     windows = {j["window"] for j in by_llm if "window" in j}
     judge_calls = len(windows) + sum(1 for j in by_llm if "window" not in j)
-    # A reflection (GGatrieval's M'(Q, D)) is a second call that waits for its judgment.
-    reflections = sum(1 for j in by_llm if j.get("reflected"))
-    cost: Cost = zero_cost()
-    cost["llm_rounds"] = math.ceil(judge_calls / cfg.judge_concurrency) + math.ceil(
-        reflections / cfg.judge_concurrency
+    # A reflection (GGatrieval's M'(Q, D), ChunkRAG's self-reflection) is a second call
+    # that waits for its judgment; ChunkRAG's critic a third, after the reflection.
+    waiting = (
+        sum(1 for j in by_llm if j.get("reflected")),
+        sum(1 for j in by_llm if j.get("critiqued")),
     )
+    cost: Cost = zero_cost()
+    cost["llm_rounds"] = sum(math.ceil(n / cfg.judge_concurrency) for n in (judge_calls, *waiting))
     counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
     supporting = sum(1 for j in judged.values() if is_supporting(j))
-    events: list[TraceEvent] = []
     if cfg.sufficiency == "labels":
         sufficient = supporting >= cfg.min_supporting
     elif cfg.sufficiency == "progressive":
@@ -128,7 +140,7 @@ def assess(
     out_of_budget = exhausted(after, cfg, keep=reserve(cfg) + 1)
     if out_of_budget:
         events.append(event("assess", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
-    return {
+    update: dict[str, Any] = {
         "sufficient": sufficient,
         "stalled": stalled,
         "pending": [],
@@ -136,3 +148,6 @@ def assess(
         "cost": cost,
         "trace": events,
     }
+    if relabelled is not None:
+        update["judgments"] = Overwrite(relabelled)  # the round's labels, given here
+    return update
