@@ -533,6 +533,24 @@ def test_a_document_names_the_subject_in_full_a_typo_aside(
 
 
 @pytest.mark.parametrize(
+    "hatnote",
+    [
+        "_Not to be confused with Mordby Brewery or Mordby Bottling Company._",
+        "For other uses, see Mordby Brewery (disambiguation).",
+        "This article is about the maltster. For the brewer, see Mordby Brewery.",
+        "For the brewer, see Mordby Brewery.",
+        "> Mordby Brewery redirects here.",
+    ],
+)
+def test_a_hatnote_naming_the_subject_does_not_make_the_page_about_it(hatnote: str) -> None:
+    question = "Who founded Mordby Brewery?"
+    page = f"{hatnote}\nMordby Maltings is a maltster. Puton Vabram founded it in 1926."
+    assert subject_coverage(question, "Mordby Maltings", page) == 0.5
+    # The same name in the page's own sentences still counts.
+    assert subject_coverage(question, "Mordby Maltings", page + " It bought Mordby Brewery.") == 1.0
+
+
+@pytest.mark.parametrize(
     ("text", "coverage"),
     [
         ("Queldene Books is a publisher.", 1.0),

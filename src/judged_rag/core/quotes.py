@@ -201,6 +201,21 @@ def _name_share(name: list[str], text: list[str]) -> float:
     return min(found, len(name) - 1) / len(name)
 
 
+HATNOTE = re.compile(
+    r"^[\s_*>]*(?:not to be confused with|for other uses|this article is about|"
+    r"\S.{0,80}? redirects here|for (?:the|a|an) .{1,80}?, see)\b.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line that points a reader elsewhere (Wikipedia's hatnotes: "Not to be confused with
+X", "For other uses, see X", "This article is about ...", "X redirects here"): the names
+in it are what the page is *not* about."""
+
+
+def without_hatnotes(text: str) -> str:
+    """The text without its hatnote lines (`HATNOTE`)."""
+    return HATNOTE.sub("", text)
+
+
 def subject_coverage(question: str, *texts: str) -> float | None:
     """How fully `texts` name what the question is about (0 to 1).
 
@@ -208,8 +223,9 @@ def subject_coverage(question: str, *texts: str) -> float | None:
     (`_name_share`: its words in order, close together, a typo of a long word aside),
     otherwise the share of its words they hold. Numbers and one-letter words
     (initials, a possessive's "s") do not count. A question about two names (a
-    comparison, "X or Y") asks each document for one of them. None when the question
-    names nothing.
+    comparison, "X or Y") asks each document for one of them. Hatnote lines do not
+    count: "Not to be confused with Mordby Brewery" does not make a page about Mordby
+    Brewery. None when the question names nothing.
     """
     names = [
         [t for t in name if len(t) > 1 and not t.isdigit()] for name in subject_names(question)
@@ -217,7 +233,7 @@ def subject_coverage(question: str, *texts: str) -> float | None:
     names = [n for n in names if n]
     if not names:
         return None
-    text = [w for t in texts for w in words(t).split()]
+    text = [w for t in texts for w in words(without_hatnotes(t)).split()]
     return max(_name_share(name, text) for name in names)
 
 
