@@ -329,6 +329,16 @@ class Configuration:
         le=1.0,
         access="client",
     )
+    judge_batch: int = _f(
+        0,
+        "Judge a round's documents this many at a time, best-ranked first, and judge no "
+        "more of the round once the support suffices (sufficiency 'labels' or 'llm'; "
+        "'progressive' judges the whole round). 0: every retrieved document at once, as "
+        "RJAG does. A batch no larger than judge_concurrency is one parallel LLM round.",
+        ge=0,
+        le=100,
+        access="client",
+    )
     judge_concurrency: int = _f(
         4,
         "Most judge calls in flight at once, across runs sharing the components.",

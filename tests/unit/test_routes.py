@@ -163,6 +163,65 @@ def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat()
     assert events(out, "combine", "needs_web")
 
 
+def _batched_run(*labels: Any, **settings: Any) -> dict[str, Any]:
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(components("Apollo 11"), *labels, verdict(True, 0.8)),
+        retriever=scripted_retriever([MOON, SATURN, APOLLO, WIKI]),
+    )
+    return run(parts, **{"judge_batch": 2, "max_iterations": 1, **settings})
+
+
+def test_batched_judging_stops_once_the_support_suffices() -> None:
+    # The first batch (moon, saturn) holds nothing; the second finds Apollo 11's page,
+    # and the round ends there: no rewrite, the fourth document is judged too (same batch).
+    out = _batched_run(
+        label("not_relevant"),
+        label("not_relevant"),
+        label("highly_relevant", "Apollo 11"),
+        label("somewhat_relevant", "Apollo 11"),
+    )
+    judged_ids = [e["detail"]["doc_id"] for e in events(out, "judge", "judged")]
+    assert judged_ids == ["moon", "saturn", "apollo", "wiki"]
+    assessed = [e["detail"] for e in events(out, "assess", "assessed")]
+    assert [(a["judged_by_llm"], a["pending"], a["sufficient"]) for a in assessed] == [
+        (2, 2, False),
+        (2, 0, True),
+    ]
+    assert not events(out, "rewrite") and out["route"]["iterations"] == 1
+    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
+
+
+def test_batched_judging_judges_no_more_than_needed() -> None:
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components("Apollo 11"), label("highly_relevant", "Apollo 11"), label("not_relevant")
+        ),
+        retriever=scripted_retriever([APOLLO, MOON, SATURN, WIKI]),
+    )
+    out = run(parts, judge_batch=2, max_iterations=1, verify=False)
+    # Apollo 11's page is in the first batch: saturn and wiki are never judged.
+    assert [e["detail"]["doc_id"] for e in events(out, "judge", "judged")] == ["apollo", "moon"]
+    assert events(out, "assess", "assessed")[0]["detail"]["pending"] == 2
+    # parse, two judgments, C_M, generate: the unjudged half costs nothing.
+    assert out["cost"]["llm_calls"] == 5 and out["answer"] == "On 20 July 1969 [1]."
+
+
+def test_batched_judging_without_support_judges_the_round_then_moves_on() -> None:
+    # One at a time, nothing relevant: four batches, then the iteration budget ends
+    # the loop (no rewrite at max_iterations=1); each batch is one LLM round.
+    out = _batched_run(*[label("not_relevant")] * 4, judge_batch=1, web_search="none")
+    assessed = [e["detail"] for e in events(out, "assess", "assessed")]
+    assert [a["pending"] for a in assessed] == [3, 2, 1, 0]
+    assert len(events(out, "judge", "judged")) == 4 and not events(out, "rewrite")
+    # parse, four batches of one judgment, C_M, generate: as many calls as unbatched,
+    # in seven sequential rounds instead of four.
+    assert out["cost"]["llm_calls"] == 7 and out["cost"]["llm_rounds"] == 7
+    whole = _batched_run(*[label("not_relevant")] * 4, judge_batch=0, web_search="none")
+    assert whole["cost"]["llm_calls"] == 7 and whole["cost"]["llm_rounds"] == 4
+
+
 def test_the_prompt_budget_cuts_highly_relevant_documents_and_says_so() -> None:
     long_apollo = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969. " * 10)
     long_wiki = doc("wiki", "Apollo 11 was the first crewed Moon landing, in 1969. " * 10)

@@ -138,7 +138,7 @@ def build_graph(
     builder.add_conditional_edges("retrieve", route(route_after_retrieve), ["judge", "assess"])
     builder.add_edge("judge", "assess")
     builder.add_conditional_edges(
-        "assess", route(route_after_assess), ["select", "rewrite", "combine"]
+        "assess", route(route_after_assess), ["judge", "select", "rewrite", "combine"]
     )
     builder.add_conditional_edges("select", route(route_after_select), ["rewrite", "combine"])
     builder.add_edge("rewrite", "retrieve")

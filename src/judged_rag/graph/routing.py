@@ -41,8 +41,9 @@ def route_after_retrieve(
 
     With the list judge, one task per window of up to `judge_window` documents (one
     call each). Only as many documents are judged as the LLM-call budget allows after
-    keeping the answer's calls back (the best-ranked first). An empty list of `Send`s
-    would silently end the run, hence the explicit join.
+    keeping the answer's calls back (the best-ranked first); with `judge_batch`, at most
+    that many, the rest staying pending for `route_after_assess`. An empty list of
+    `Send`s would silently end the run, hence the explicit join.
     """
     cfg = _cfg(config, runtime, run_settings)
     pending = set(state.get("pending") or [])
@@ -56,6 +57,8 @@ def route_after_retrieve(
         per_task = len(CALLS)
     if cfg.judge != "off":  # unjudged documents cost no call
         docs = docs[: affordable // per_task * per_call]
+    if batched(cfg):
+        docs = docs[: cfg.judge_batch]
     if not docs or state.get("budget_exhausted"):
         return "assess"
     iteration = state.get("iteration", 0)
@@ -93,22 +96,35 @@ def route_after_retrieve(
     return tasks_sent
 
 
+def batched(cfg: Configuration) -> bool:
+    """Whether a round's documents are judged `judge_batch` at a time."""
+    return cfg.judge_batch > 0 and cfg.judge != "off" and cfg.sufficiency != "progressive"
+
+
 def route_after_assess(
     state: State,
     config: RunnableConfig,
     runtime: Runtime[Any] | None = None,
     *,
     run_settings: RunSettings = TRUSTED,
-) -> Literal["select", "rewrite", "combine"]:
+) -> list[Send] | Literal["select", "rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows.
 
-    With `stop_when_stalled`, also only while the last rewrite found something better
-    than the rounds before it (a stalled loop goes to combine). With progressive
-    selection, every round goes through `select` first (while the budget lasts).
+    With `judge_batch`, the round's next batch is judged first, while the support is
+    insufficient and documents of the round are still pending (each batch judges at
+    least one, so the round ends). With `stop_when_stalled`, a rewrite happens only
+    while the last one found something better than the rounds before it (a stalled
+    loop goes to combine). With progressive selection, every round goes through
+    `select` first (while the budget lasts).
     """
     cfg = _cfg(config, runtime, run_settings)
     if cfg.sufficiency == "progressive" and not state.get("budget_exhausted"):
         return "select"
+    waiting = state.get("pending") and not state.get("budget_exhausted")
+    if batched(cfg) and waiting and not state.get("sufficient"):
+        batch = route_after_retrieve(state, config, runtime, run_settings=run_settings)
+        if batch != "assess":
+            return batch
     return _next_round(state, cfg)
 
 

@@ -23,6 +23,7 @@ from judged_rag.core.budget import exhausted, reserve
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import LABELS, is_supporting, labelled_sets, latest_judgments
 from judged_rag.core.trace import event
+from judged_rag.graph.routing import batched
 from judged_rag.nodes.judge import label_round
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
@@ -83,7 +84,12 @@ def assess(
             state = {**state, "judgments": relabelled}
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
-    by_llm = [j for j in this_round if j["by"] not in ("prefilter", "unjudged")]
+    # The documents judged since the last assessment: the round's, or with
+    # `judge_batch` its latest batch; the round's others stay pending.
+    pending = state.get("pending") or []
+    batch = [j for j in this_round if j["doc_id"] in set(pending)]
+    still_pending = [i for i in pending if i not in {j["doc_id"] for j in batch}]
+    by_llm = [j for j in batch if j["by"] not in ("prefilter", "unjudged")]
     llm_judged = len(by_llm)
     # One call per document, except the list judge's: one per window.
     windows = {j["window"] for j in by_llm if "window" in j}
@@ -129,6 +135,7 @@ def assess(
             counts=counts,
             supporting=supporting,
             judged_by_llm=llm_judged,
+            **({"pending": len(still_pending)} if batched(cfg) else {}),
             sufficient=sufficient,
             by=cfg.sufficiency,
             best_score=best_now,
@@ -143,7 +150,7 @@ def assess(
     update: dict[str, Any] = {
         "sufficient": sufficient,
         "stalled": stalled,
-        "pending": [],
+        "pending": still_pending if batched(cfg) and not sufficient else [],
         "budget_exhausted": out_of_budget,
         "cost": cost,
         "trace": events,
