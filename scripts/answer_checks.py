@@ -194,7 +194,8 @@ def run(args: argparse.Namespace) -> None:
                 record["p_a"] = p_a
             else:
                 user = prompts.EXTRACT_USER.format(question=p["question"], document=p["doc"])
-                raw = model.invoke([SystemMessage(EXTRACT_SYSTEMS[args.variant]), HumanMessage(user)])
+                system = SystemMessage(EXTRACT_SYSTEMS[args.variant])
+                raw = model.invoke([system, HumanMessage(user)])
                 found = read_extraction(raw)
                 text = found.text if found else ""
                 item = gold[p["id"]]
@@ -209,7 +210,8 @@ def run(args: argparse.Namespace) -> None:
                     "none": bool(found and found.none),
                     "p_none": found.p_none if found else None,
                     "in_doc": bool(text) and grounded(text, p["doc"]),
-                    "gold": bool(text) and any(grounded(a, text) or grounded(text, a) for a in answers),
+                    "gold": bool(text)
+                    and any(grounded(a, text) or grounded(text, a) for a in answers),
                     "outdated": bool(text)
                     and any(grounded(b, text) for b in item.get("must_not_contain") or []),
                     "expect": "answer" if p["label"] else "none",
@@ -255,8 +257,9 @@ def report(args: argparse.Namespace) -> None:
             ok = [r for r in part if r["in_doc"] and (r["p_none"] is None or r["p_none"] <= 0.25)]
             gold = sum(r["gold"] for r in ok)
             old = sum(r["outdated"] for r in ok)
-            d = f"{sum(r['gold'] for r in dated)} / {sum(r['outdated'] for r in dated)} of {len(dated)}"
-            print(f"| {variant} | {name} | {len(part)} | {len(ok)} | {gold} | {old} | {d if name == 'orgs' else ''} |")
+            right, outdated = sum(r["gold"] for r in dated), sum(r["outdated"] for r in dated)
+            d = f"{right} / {outdated} of {len(dated)}" if name == "orgs" else ""
+            print(f"| {variant} | {name} | {len(part)} | {len(ok)} | {gold} | {old} | {d} |")
 
 
 def main() -> None:
