@@ -222,6 +222,29 @@ def test_batched_judging_without_support_judges_the_round_then_moves_on() -> Non
     assert whole["cost"]["llm_calls"] == 7 and whole["cost"]["llm_rounds"] == 4
 
 
+@pytest.mark.parametrize("finish", ["length", "stop"])
+def test_an_answer_cut_at_the_token_limit_is_recorded(finish: str) -> None:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    reply = AIMessage(
+        content="Apollo 11 landed on 20 Ju", response_metadata={"finish_reason": finish}
+    )
+    parts = Components(
+        chat_model=GenericFakeChatModel(messages=iter([reply])),
+        judge_model=judge_model(
+            components("Apollo 11"), label("highly_relevant", "Apollo 11"), verdict(True, 0.8)
+        ),
+        retriever=scripted_retriever([APOLLO]),
+    )
+    out = run(parts, max_iterations=1)
+    cut = events(out, "generate", "cut")
+    if finish == "length":
+        assert cut[0]["detail"]["max_answer_tokens"] == 384
+    else:
+        assert not cut
+
+
 def test_the_prompt_budget_cuts_highly_relevant_documents_and_says_so() -> None:
     long_apollo = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969. " * 10)
     long_wiki = doc("wiki", "Apollo 11 was the first crewed Moon landing, in 1969. " * 10)

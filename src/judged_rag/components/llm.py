@@ -266,23 +266,39 @@ def structured_call(
     )
 
 
+@dataclass
+class Reply:
+    """A free-text reply.
+
+    Attributes:
+        text: What the model wrote.
+        cut: The model stopped because it ran out of tokens (`finish_reason` "length":
+            the answer's token limit or the end of the model's context), so the text may
+            end mid-sentence.
+    """
+
+    text: str
+    cut: bool
+
+
 def text_call(
     model: BaseChatModel,
     messages: Sequence[BaseMessage],
     *,
     config: RunnableConfig,
     ctx: CallContext,
-) -> Outcome[str | None]:
+) -> Outcome[Reply | None]:
     """A plain-text call that streams (used for the answer); None on a recorded failure."""
 
-    def once() -> tuple[str | None, BaseMessage | None, BaseException | None]:
+    def once() -> tuple[Reply | None, BaseMessage | None, BaseException | None]:
         try:
             message = model.invoke(list(messages), config)
         except GraphBubbleUp:
             raise
         except Exception as exc:
             return None, None, exc
-        return message_text(message), message, None
+        finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
+        return Reply(text=message_text(message), cut=finish == "length"), message, None
 
     return _attempts(ctx, once, default=None, count_round=True, failure="error")
 

@@ -52,7 +52,18 @@ def generate(
     events = outcome.events
     if outcome.value is None:
         return {**nothing, "cost": outcome.cost, "trace": events}
-    text = outcome.value.strip()
+    text = outcome.value.text.strip()
+    if outcome.value.cut:
+        # The answer's token limit or the end of the context: it may stop mid-sentence.
+        events.append(
+            event(
+                "generate",
+                "cut",
+                why="the reply reached the token limit or the end of the model's context",
+                max_answer_tokens=cfg.max_answer_tokens,
+                output_tokens=outcome.cost["output_tokens"],
+            )
+        )
     if not without_citations(text).strip(" \t\n.,;:()[]"):
         # No text, or only citation marks ("[1]"): there is no answer to check or give.
         empty = event(

@@ -27,6 +27,7 @@ from judged_rag.components.llm import (
     LetterChoice,
     Method,
     Outcome,
+    Reply,
     Retries,
     extract_call,
     letter_call,
@@ -226,6 +227,6 @@ class LLMStep:
             count_round=count_round,
         )
 
-    def text(self, messages: Sequence[BaseMessage]) -> Outcome[str | None]:
+    def text(self, messages: Sequence[BaseMessage]) -> Outcome[Reply | None]:
         """Free text (it streams); None recorded as an error."""
         return text_call(self.model, messages, config=self.config, ctx=self.ctx)
