@@ -700,9 +700,7 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
         "judged_by": dict(judged_by),
         "gate": {k: gate_detail.get(k) for k in ("route", "s_max", "cutoff", "why")},
         "incidents": [
-            f"{e['node']}:{e['event']}"
-            for e in trace
-            if e["event"] in ("error", "fallback", "cut")
+            f"{e['node']}:{e['event']}" for e in trace if e["event"] in ("error", "fallback", "cut")
         ],
         "cost": out.get("cost") or {},
         "wall_seconds": round(wall, 3),
