@@ -145,12 +145,13 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
             f"combination: {route.get('combination')}   knowledge used: {route.get('knowledge')}"
         )
     lines.append(f"  basis: {result.get('basis')}   regenerations: {route.get('regenerations', 0)}")
-    incidents = [e for e in trace if e["event"] in ("error", "fallback")]
+    incidents = [e for e in trace if e["event"] in ("error", "fallback", "cut")]
     if incidents:
         lines.append("Incidents:")
         for e in incidents:
             detail = e["detail"]
             what = f"{detail.get('error', '')} {detail.get('message', '')}".strip()
+            what = what or str(detail.get("why", ""))
             lines.append(f"  {e['node']}: {e['event']} {what}".rstrip())
     if result.get("abstained"):
         lines.append(f"Abstained: yes ({result.get('reason')})")

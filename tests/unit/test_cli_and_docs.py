@@ -80,6 +80,21 @@ def test_render_shows_route_abstention_and_cost() -> None:
     assert "s_max 0.1 vs cut-off 0.4" in text and "2 LLM calls in 2 sequential rounds" in text
 
 
+def test_render_names_an_answer_cut_at_the_token_limit() -> None:
+    why = "the reply reached the token limit or the end of the model's context"
+    text = render(
+        {
+            "answer": "Vatas Lapo founded Is",
+            "abstained": False,
+            "citations": [],
+            "route": {"task_type": "open", "gate": "retrieve", "iterations": 1},
+            "trace": [{"node": "generate", "event": "cut", "detail": {"why": why}}],
+            "cost": {},
+        }
+    )
+    assert f"Incidents:\n  generate: cut {why}" in text
+
+
 def test_readme_graph_picture_is_generated_from_the_code() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "draw_graph.py"), "--check"], check=False
