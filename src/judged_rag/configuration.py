@@ -330,11 +330,14 @@ class Configuration:
         access="client",
     )
     judge_batch: int = _f(
-        0,
+        4,
         "Judge a round's documents this many at a time, best-ranked first, and judge no "
         "more of the round once the support suffices (sufficiency 'labels' or 'llm'; "
-        "'progressive' judges the whole round). 0: every retrieved document at once, as "
-        "RJAG does. A batch no larger than judge_concurrency is one parallel LLM round.",
+        "'progressive' sufficiency and the list and chunkrag judges take the whole round). "
+        "4, with judge_concurrency 4, is one "
+        "parallel LLM round per batch: a question whose evidence ranks in the top four "
+        "costs four judge calls, whatever top_k. 0: every retrieved document at once, as "
+        "RJAG does.",
         ge=0,
         le=100,
         access="client",

@@ -213,6 +213,7 @@ def test_judge_concurrency_caps_parallel_judge_calls(limit: int) -> None:
                 "alignment": False,
                 "verify": False,
                 "judge_concurrency": limit,
+                "judge_batch": 0,  # all six at once: the cap, not the batch, limits them
             },
         },
     )

@@ -97,8 +97,14 @@ def route_after_retrieve(
 
 
 def batched(cfg: Configuration) -> bool:
-    """Whether a round's documents are judged `judge_batch` at a time."""
-    return cfg.judge_batch > 0 and cfg.judge != "off" and cfg.sufficiency != "progressive"
+    """Whether a round's documents are judged `judge_batch` at a time.
+
+    Not with progressive selection (it selects from the whole round), the list judge
+    (already one call per window of documents) or ChunkRAG's judge (its threshold comes
+    from the whole round's scores).
+    """
+    whole_round = ("off", "list", "chunkrag")
+    return cfg.judge_batch > 0 and cfg.judge not in whole_round and cfg.sufficiency != "progressive"
 
 
 def route_after_assess(
