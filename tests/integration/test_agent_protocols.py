@@ -191,7 +191,7 @@ def test_mcp_keeps_operator_settings_locked(server: Server) -> None:
     # The server's MCP route hands a `context` field of tools/call to the run: a client
     # setting passes (lowering a budget), operator settings are dropped by the server's
     # context schema, and a budget above the operator's is refused.
-    lowered = output({"arguments": {"question": QUESTION}, "context": {"max_knowledge": 1}})
+    lowered = output({"arguments": {"question": QUESTION}, "context": {"top_k": 1}})
     assert lowered["route"]["knowledge"] == 1 < clean["route"]["knowledge"]
     operator = {"kb_reliability": "A", "index_dir": "/etc", "model": "openai:gpt-4o"}
     sent = output({"arguments": {"question": QUESTION}, "context": operator})

@@ -151,8 +151,9 @@ def test_thread_state_and_a_second_run_resets_per_run_counters(
 def test_settings_reach_the_run_as_context_or_configurable(client: SyncLangGraphClient) -> None:
     thread_id = client.threads.create()["thread_id"]
     assert run(client, thread_id)["route"]["knowledge"] == server_graph.DOCS_PER_RETRIEVAL
-    via_context = run(client, thread_id, context={"max_knowledge": 1})
-    via_config = run(client, thread_id, config={"configurable": {"max_knowledge": 1}})
+    # top_k: max_knowledge no longer cuts Highly Relevant documents (RJAG keeps them all).
+    via_context = run(client, thread_id, context={"top_k": 1})
+    via_config = run(client, thread_id, config={"configurable": {"top_k": 1}})
     assert via_context["route"]["knowledge"] == via_config["route"]["knowledge"] == 1
 
 
@@ -266,7 +267,7 @@ def test_served_graph_budgets_are_ceilings(served: Server) -> None:
             config={"configurable": {"max_llm_calls": 1000}},
             raise_error=True,
         )
-    lowered = run(client, thread_id, context={"max_knowledge": 1})
+    lowered = run(client, thread_id, context={"top_k": 1})
     assert lowered["route"]["knowledge"] == 1
 
 

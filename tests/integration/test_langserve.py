@@ -67,7 +67,7 @@ def test_invoke_with_settings(server: Server) -> None:
     out = remote.invoke(Q)
     assert out["answer"] == server_graph.ANSWER
     assert out["route"]["knowledge"] == server_graph.DOCS_PER_RETRIEVAL
-    one = remote.invoke(Q, config={"configurable": {"max_knowledge": 1}})
+    one = remote.invoke(Q, config={"configurable": {"top_k": 1}})
     assert one["route"]["knowledge"] == 1 and len(one["citations"]) == 1
 
 
