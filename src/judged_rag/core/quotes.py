@@ -244,10 +244,14 @@ Engineering" for "Iskmere Shipyards") passed, and the judge quoted its revenue a
 answer."""
 
 
-def names_subject(question: str, *texts: str) -> bool:
-    """Whether `texts` name what the question asks about (`SUBJECT_COVERAGE`).
+def named(coverage: float | None) -> bool:
+    """Whether a `subject_coverage` names the subject (`SUBJECT_COVERAGE`).
 
-    True when the question names nothing: there is no subject to miss.
+    True for None, a question that names nothing: there is no subject to miss.
     """
-    coverage = subject_coverage(question, *texts)
     return coverage is None or coverage >= SUBJECT_COVERAGE
+
+
+def names_subject(question: str, *texts: str) -> bool:
+    """Whether `texts` name what the question asks about (`named`)."""
+    return named(subject_coverage(question, *texts))

@@ -34,7 +34,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import SRA_T_M, Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
-from judged_rag.core.quotes import subject_coverage
+from judged_rag.core.quotes import named, subject_coverage
 from judged_rag.core.scores import sra_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
@@ -61,7 +61,7 @@ def namesakes_only(question: str, documents: list[Doc]) -> list[str]:
     """
     kb = [d for d in documents if d["origin"] != "web"]
     coverage = [(subject_coverage(question, d["title"], d["content"]), d["title"]) for d in kb]
-    if not coverage or any(c is None or c >= 1.0 for c, _ in coverage):
+    if not coverage or any(named(c) for c, _ in coverage):
         return []
     return list(dict.fromkeys(title for c, title in coverage if c and c > 0))[:5]
 

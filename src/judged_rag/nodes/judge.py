@@ -38,7 +38,7 @@ from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.alignment import SegmentCheck, segment_alignment
 from judged_rag.core.documents import fence
-from judged_rag.core.quotes import SUBJECT_COVERAGE, grounded, subject_coverage
+from judged_rag.core.quotes import grounded, named, subject_coverage
 from judged_rag.core.relevance import (
     CALLS,
     RoundThreshold,
@@ -591,7 +591,7 @@ def _from_extraction(
     in_document = not found.none and grounded(found.text, doc["content"])
     # A year copied from another person's page is in that page, but not about the subject.
     coverage = subject_coverage(question, doc["title"], doc["content"])
-    off_subject = cfg.subject_check and coverage is not None and coverage < SUBJECT_COVERAGE
+    off_subject = cfg.subject_check and not named(coverage)
     if not in_document or off_subject:
         p = 0.0
     elif found.p_none is None:
