@@ -119,17 +119,17 @@ def test_cap_keeps_every_highly_relevant_document_and_fills_the_rest() -> None:
     assert ids(cap(highly + somewhat, 5, highly=every_highly)) == ids(highly)
 
 
-def test_cap_keeps_documents_while_their_text_fits_the_budget() -> None:
-    from judged_rag.core.strategies import cap
+def test_the_prompt_budget_keeps_documents_while_their_text_fits() -> None:
+    from judged_rag.core.strategies import within_chars
 
     sizes = [400, 300, 200, 100]
     docs = [{"id": f"d{i}", "content": "x" * n, "origin": "kb"} for i, n in enumerate(sizes)]
-    assert ids(cap(docs, 10, chars=700)) == ["d0", "d1"]  # 400 + 300 fit, + 200 does not
-    assert ids(cap(docs, 10, chars=1000)) == ["d0", "d1", "d2", "d3"]
+    assert ids(within_chars(docs, 700)) == ["d0", "d1"]  # 400 + 300 fit, + 200 does not
+    assert ids(within_chars(docs, 1000)) == ["d0", "d1", "d2", "d3"]
     # The first document always goes, even alone over the budget.
-    assert ids(cap(docs, 10, chars=100)) == ["d0"]
+    assert ids(within_chars(docs, 100)) == ["d0"]
     # A later, shorter document does not jump the queue: the order is the strategy's.
-    assert ids(cap(docs, 10, chars=750)) == ["d0", "d1"]
+    assert ids(within_chars(docs, 750)) == ["d0", "d1"]
 
 
 def test_labelled_sets_rank_by_the_judges_score_then_the_composite() -> None:

@@ -83,13 +83,7 @@ def evaluate(expr: Expr, sets: dict[str, list[Doc]], *, web_searched: bool) -> l
     return left + [d for d in right if d["id"] not in seen]
 
 
-def cap(
-    chosen: list[Doc],
-    limit: int,
-    *,
-    highly: frozenset[str] = frozenset(),
-    chars: int | None = None,
-) -> list[Doc]:
+def cap(chosen: list[Doc], limit: int, *, highly: frozenset[str] = frozenset()) -> list[Doc]:
     """The documents handed to the generator: every Highly Relevant one, the rest capped.
 
     RJAG integrates all Highly Relevant documents (`highly`, by id): the count `limit`
@@ -97,18 +91,19 @@ def cap(
     Within each origin the strategy's order stands. When both the knowledge base and the
     web are chosen and they do not all fit, they alternate, knowledge base first: D_S ∪
     K_W cut to three must not drop every web result the run searched for only because
-    D_S comes first in the union. Then `chars`, the prompt's budget, keeps documents in
-    that order while their contents fit (the first one always).
+    D_S comes first in the union.
     """
     ordered = list(chosen) if len(chosen) <= limit else _alternating(chosen)
     room = max(0, limit - sum(1 for d in ordered if d["id"] in highly))
     rest = [d["id"] for d in ordered if d["id"] not in highly][:room]
-    ordered = [d for d in ordered if d["id"] in highly or d["id"] in rest]
-    if chars is None:
-        return ordered
+    return [d for d in ordered if d["id"] in highly or d["id"] in rest]
+
+
+def within_chars(docs: list[Doc], chars: int) -> list[Doc]:
+    """The documents, in order, while their contents fit `chars` (the first one always)."""
     fitted: list[Doc] = []
     used = 0
-    for d in ordered:
+    for d in docs:
         size = len(d["content"])
         if fitted and used + size > chars:
             break

@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.core.judgments import labelled_sets
-from judged_rag.core.strategies import NeedsWeb, cap, evaluate, parse_strategy
+from judged_rag.core.strategies import NeedsWeb, cap, evaluate, parse_strategy, within_chars
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.state import State
@@ -49,7 +49,7 @@ def combine(
             "trace": [event("combine", "needs_web", strategy=strategy, task_type=task)],
         }
     by_count = cap(chosen, cfg.max_knowledge, highly=frozenset(d["id"] for d in sets["D_H"]))
-    knowledge = cap(by_count, len(by_count), chars=cfg.max_knowledge_chars)
+    knowledge = within_chars(by_count, cfg.max_knowledge_chars)
     sizes = {name: len(docs) for name, docs in sets.items() if name != "K_W" or web_searched}
     return {
         "needs_web": False,
