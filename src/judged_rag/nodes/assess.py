@@ -87,8 +87,10 @@ def assess(
     # The documents judged since the last assessment: the round's, or with
     # `judge_batch` its latest batch; the round's others stay pending.
     pending = state.get("pending") or []
-    batch = [j for j in this_round if j["doc_id"] in set(pending)]
-    still_pending = [i for i in pending if i not in {j["doc_id"] for j in batch}]
+    pending_ids = set(pending)
+    batch = [j for j in this_round if j["doc_id"] in pending_ids]
+    judged_now = {j["doc_id"] for j in batch}
+    still_pending = [i for i in pending if i not in judged_now]
     by_llm = [j for j in batch if j["by"] not in ("prefilter", "unjudged")]
     llm_judged = len(by_llm)
     # One call per document, except the list judge's: one per window.
