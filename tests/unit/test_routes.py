@@ -140,8 +140,8 @@ def test_highly_relevant_document_goes_to_generation_with_citation() -> None:
     assert out["cost"]["llm_rounds"] == 5
 
 
-def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat() -> None:
-    web = scripted_retriever([WIKI])
+def _web_run(web: Any, **settings: Any) -> dict[str, Any]:
+    """An open question the knowledge base only touches (moon: Somewhat, saturn: Not)."""
     parts = Components(
         chat_model=generator("In July 1969 [2]."),
         judge_model=judge_model(
@@ -154,7 +154,12 @@ def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat()
         retriever=scripted_retriever([MOON, SATURN]),
         web_search=web,
     )
-    out = run(parts, max_iterations=1)
+    return run(parts, max_iterations=1, **settings)
+
+
+def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat() -> None:
+    web = scripted_retriever([WIKI])
+    out = _web_run(web)
     assert web.queries == ["Apollo 11 Moon landing date"]  # type: ignore[attr-defined]
     assert out["route"]["web_searched"] is True
     combined = events(out, "combine", "combined")[0]["detail"]
@@ -270,20 +275,7 @@ def test_web_results_that_do_not_name_the_subject_are_dropped(subject_check: boo
     # Web results are not judged: a page that names neither Apollo 11 nor the Moon is
     # no evidence about them, whatever the search engine ranked it.
     longevity = doc("longevity", "Longevity is a long duration of individual life.")
-    web = scripted_retriever([longevity, WIKI])
-    parts = Components(
-        chat_model=generator("In July 1969 [2]."),
-        judge_model=judge_model(
-            components("Apollo 11"),
-            label("somewhat_relevant", "Apollo 11"),
-            label("not_relevant"),
-            keywords("Apollo 11 Moon landing date"),
-            verdict(True, 0.8),
-        ),
-        retriever=scripted_retriever([MOON, SATURN]),
-        web_search=web,
-    )
-    out = run(parts, max_iterations=1, subject_check=subject_check)
+    out = _web_run(scripted_retriever([longevity, WIKI]), subject_check=subject_check)
     searched = events(out, "web_search", "searched")[0]["detail"]
     dropped = events(out, "web_search", "off_subject")
     if subject_check:
