@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from judged_rag.configuration import PRESETS, STRATEGIES, Configuration
+from judged_rag.core.trace import INCIDENTS
 from judged_rag.indexing.chunking import (
     CHUNK_PERCENTILE,
     CHUNK_THRESHOLD,
@@ -145,7 +146,7 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
             f"combination: {route.get('combination')}   knowledge used: {route.get('knowledge')}"
         )
     lines.append(f"  basis: {result.get('basis')}   regenerations: {route.get('regenerations', 0)}")
-    incidents = [e for e in trace if e["event"] in ("error", "fallback", "cut")]
+    incidents = [e for e in trace if e["event"] in INCIDENTS]
     if incidents:
         lines.append("Incidents:")
         for e in incidents:

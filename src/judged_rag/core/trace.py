@@ -6,6 +6,10 @@ from typing import Any
 
 from judged_rag.state import TraceEvent
 
+INCIDENTS = frozenset({"error", "fallback", "cut"})
+"""Trace events that report something going wrong: a failed call, a default standing in
+for an unreadable reply, an answer cut at the token limit."""
+
 
 def event(node: str, name: str, **detail: Any) -> TraceEvent:
     """One trace entry."""

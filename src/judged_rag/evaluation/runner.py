@@ -42,6 +42,7 @@ from judged_rag.components.llm import Retries
 from judged_rag.configuration import Configuration, RunSettings
 from judged_rag.core.retrieval import search
 from judged_rag.core.scores import RRF_K
+from judged_rag.core.trace import INCIDENTS
 from judged_rag.evaluation.baselines import (
     BaselineName,
     documents_to_docs,
@@ -699,9 +700,7 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
         "confidence": _confidence(trace, {c["doc_id"] for c in citations}),
         "judged_by": dict(judged_by),
         "gate": {k: gate_detail.get(k) for k in ("route", "s_max", "cutoff", "why")},
-        "incidents": [
-            f"{e['node']}:{e['event']}" for e in trace if e["event"] in ("error", "fallback", "cut")
-        ],
+        "incidents": [f"{e['node']}:{e['event']}" for e in trace if e["event"] in INCIDENTS],
         "cost": out.get("cost") or {},
         "wall_seconds": round(wall, 3),
     }
