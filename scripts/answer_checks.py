@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judge_levers import roc_auc  # scripts/ is on the path when a script runs
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from judged_rag.components.llm import read_extraction, read_letter
@@ -221,11 +222,6 @@ def run(args: argparse.Namespace) -> None:
             handle.flush()
 
 
-def _auc(pos: list[float], neg: list[float]) -> float:
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg)) if pos and neg else float("nan")
-
-
 def report(args: argparse.Namespace) -> None:
     """Tables of what every variant run so far did (only the rows each one judged)."""
     claim = args.out / "claim.jsonl"
@@ -239,7 +235,7 @@ def report(args: argparse.Namespace) -> None:
             pos = [r["p_a"] for r in part if r["label"]]
             neg = [r["p_a"] for r in part if not r["label"]]
             kept = f"{sum(x >= 0.6 for x in pos)} / {sum(x >= 0.6 for x in neg)}"
-            auc = _auc(pos, neg)
+            auc = roc_auc([(x, True) for x in pos] + [(x, False) for x in neg])
             print(f"| {name or 'all'} | {len(pos)} | {len(neg)} | {auc:.3f} | {kept} |")
     print("\nextracting judge: quotes that pass (in the chunk, 1 - P(NONE) >= 0.75)")
     print("| variant | set | rows | passed | gold | outdated value | dated rows: gold / outdated |")
