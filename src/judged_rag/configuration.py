@@ -591,6 +591,15 @@ class Configuration:
         return self.alignment and self.judge == "structured"
 
     @property
+    def splits_alternatives(self) -> bool:
+        """The extracting judge asks each document about the alternative it names.
+
+        Alignment on, judge `extract`: a question that offers names to choose between
+        (`core.quotes.choices`) has its alternatives as its parts.
+        """
+        return self.alignment and self.judge == "extract"
+
+    @property
     def reflects(self) -> bool:
         """Each judged document gets the reflection call (alignment checked, reflection on)."""
         return self.reflection and self.checks_alignment

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from judged_rag.configuration import Configuration
 from judged_rag.state import Doc, Judgment, State
 
 LABELS = ("highly_relevant", "somewhat_relevant", "not_relevant")
@@ -15,6 +16,26 @@ def latest_judgments(state: State) -> dict[str, Judgment]:
 def is_supporting(judgment: Judgment) -> bool:
     """Highly Relevant, and Full alignment whenever alignment was checked."""
     return judgment["label"] == "highly_relevant" and judgment["alignment"] in ("full", "unchecked")
+
+
+def alternatives_asked(state: State, cfg: Configuration) -> list[str]:
+    """The names the question offers to choose between (its parts, from `parse`).
+
+    Empty unless the extracting judge splits them (`Configuration.splits_alternatives`):
+    other judges' parts are GGatrieval's components, not alternatives.
+    """
+    return (state.get("query_parts") or []) if cfg.splits_alternatives else []
+
+
+def uncovered(judgments: list[Judgment], parts: list[str]) -> list[str]:
+    """The parts no Highly Relevant judgment aligns (case aside), in the parts' order."""
+    covered = {
+        c.lower()
+        for j in judgments
+        if j["label"] == "highly_relevant"
+        for c in j["aligned_components"]
+    }
+    return [p for p in parts if p.lower() not in covered]
 
 
 def labelled(state: State, label: str) -> list[Doc]:

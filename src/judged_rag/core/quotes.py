@@ -115,27 +115,77 @@ def subject_names(question: str) -> list[list[str]]:
     first, Orkmere Marine or Talvik Freight?" gives [["orkmere", "marine"], ["talvik",
     "freight"]]; "Find the largest continent" gives [].
     """
-    names: list[list[str]] = []
+    return [folded for folded, _, _ in name_runs(question)]
+
+
+def name_runs(question: str) -> list[tuple[list[str], int, int]]:
+    """`subject_names` with where each name stands: (folded words, start, end) offsets.
+
+    The span runs from the name's first word to its last capitalised word or number
+    (joining words after it are not part of it).
+    """
+    runs: list[tuple[list[str], int, int]] = []
     current: list[str] = []
     joining: list[str] = []
+    start = end = 0
     for index, match in enumerate(re.finditer(r"[^\W_][\w'’-]*", question)):
         word = match.group(0)
         folded = words(word)
         leading = index == 0 and folded in LEADING_WORDS
+        if current and _RUN_BREAK.search(question, end, match.start()):
+            runs.append((current, start, end))
+            current, joining = [], []
         if word[0].isupper() and folded and folded not in NOT_NAMES and not leading:
+            if not current:
+                start = match.start()
             current.extend(t for t in folded.split() if t not in current)
             joining = []
+            end = match.end()
         elif current and word.isdigit():
             current.append(folded)
+            end = match.end()
         elif current and folded in JOINING_WORDS and len(joining) < 2:
             joining.append(folded)
         else:
             if current:
-                names.append(current)
+                runs.append((current, start, end))
             current, joining = [], []
     if current:
-        names.append(current)
-    return names
+        runs.append((current, start, end))
+    return runs
+
+
+_CHOICE_LINK = re.compile(r"\s*(?:,\s*(?:or\s+)?|or\s+)(?:the\s+)?", re.IGNORECASE)
+"""What stands between two alternatives: a comma, "or", or ", or" (and "the")."""
+
+_RUN_BREAK = re.compile(r"[,;:()\[\]?!\"“”]")
+"""Punctuation that ends a name: "Paris, Lyon" is two names."""
+
+
+def choices(question: str) -> list[str]:
+    """The names a question asks to choose between, as written; [] when it offers none.
+
+    Names linked by "or" (and commas before it): "Which was founded earlier, Iskmere
+    Ship Repair or Iskmere Marine Engineering?" gives ["Iskmere Ship Repair", "Iskmere
+    Marine Engineering"]; "Is Paris, Lyon or Nice the largest?" gives all three. No one
+    document need answer such a question: each alternative's fact may stand on its own
+    page (`nodes.judge` asks each page about the alternative it names).
+    """
+    runs = name_runs(question)
+    chain: list[tuple[int, int]] = []
+    best: list[tuple[int, int]] = []
+    has_or = False
+    for (_, start, end), following in zip(runs, [*runs[1:], None], strict=True):
+        chain.append((start, end))
+        between = question[end : following[1]] if following else ""
+        link = _CHOICE_LINK.fullmatch(between) if following else None
+        if link is not None:
+            has_or = has_or or "or" in between.lower().split()
+            continue
+        if len(chain) >= 2 and has_or and len(chain) > len(best):
+            best = chain
+        chain, has_or = [], False
+    return [question[s:e] for s, e in best]
 
 
 def subject_terms(question: str) -> list[str]:

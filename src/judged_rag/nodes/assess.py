@@ -21,7 +21,14 @@ from langgraph.types import Overwrite
 
 from judged_rag.core.budget import exhausted, reserve
 from judged_rag.core.documents import numbered
-from judged_rag.core.judgments import LABELS, is_supporting, labelled_sets, latest_judgments
+from judged_rag.core.judgments import (
+    LABELS,
+    alternatives_asked,
+    is_supporting,
+    labelled_sets,
+    latest_judgments,
+    uncovered,
+)
 from judged_rag.core.trace import event
 from judged_rag.graph.routing import batched
 from judged_rag.nodes.judge import label_round
@@ -106,8 +113,13 @@ def assess(
     cost["llm_rounds"] = sum(math.ceil(n / cfg.judge_concurrency) for n in (judge_calls, *waiting))
     counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
     supporting = sum(1 for j in judged.values() if is_supporting(j))
+    alternatives = alternatives_asked(state, cfg)
+    missing = uncovered(list(judged.values()), alternatives)
+    covered = bool(alternatives) and not missing
     if cfg.sufficiency == "labels":
-        sufficient = supporting >= cfg.min_supporting
+        # A question with alternatives: enough once every alternative has a Highly
+        # Relevant document that answers for it (no one page need answer it all).
+        sufficient = supporting >= cfg.min_supporting or covered
     elif cfg.sufficiency == "progressive":
         sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
@@ -139,6 +151,7 @@ def assess(
             judged_by_llm=llm_judged,
             **({"pending": len(still_pending)} if batched(cfg) else {}),
             sufficient=sufficient,
+            **({"uncovered": missing} if alternatives else {}),
             by=cfg.sufficiency,
             best_score=best_now,
             best_before=best_before,

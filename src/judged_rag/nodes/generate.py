@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from judged_rag.core.budget import calls_left
 from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
 from judged_rag.core.documents import numbered
+from judged_rag.core.judgments import alternatives_asked
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
@@ -39,6 +40,10 @@ def generate(
         question=state["question"],
         options=f"\nOptions:{listed}" if listed else "",
     )
+    alternatives = alternatives_asked(state, cfg)
+    if alternatives and knowledge and not closed:
+        # A choice between names rests on each one's fact, each from its own document.
+        user += prompt.ALTERNATIVES.format(alternatives=" and ".join(alternatives))
     feedback = state.get("feedback") or []
     if feedback:
         user += prompt.FEEDBACK.format(claims="; ".join(feedback))

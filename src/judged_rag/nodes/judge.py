@@ -38,7 +38,7 @@ from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.alignment import SegmentCheck, segment_alignment
 from judged_rag.core.documents import fence
-from judged_rag.core.quotes import grounded, named, subject_coverage
+from judged_rag.core.quotes import choices, grounded, named, names_subject, subject_coverage, words
 from judged_rag.core.relevance import (
     CALLS,
     RoundThreshold,
@@ -131,15 +131,64 @@ def judge(
             )
         judged = _from_letter(base, letter.value, cfg, doc["similarity"])
         return _written(judged, cfg, letter.cost, letter.events)
+    alternatives = choices(task["question"]) if cfg.splits_alternatives else []
+    focus = alternative_named(alternatives, doc)
+    asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
     with deps.components.judge_slots(cfg.judge_concurrency):
         found = step.extract(
-            extract_messages(task["question"], document),
+            extract_messages(asked or task["question"], document),
             max_tokens=prompt.EXTRACT_MAX_TOKENS,
             default=FALLBACK.model_dump(),
             count_round=False,  # the join counts the rounds of the whole fan-out
         )
     judged = _from_extraction(base, found.value, doc, cfg, question=task["question"])
+    if alternatives:
+        judged = _for_alternative(judged, alternatives, focus)
     return _written(judged, cfg, found.cost, found.events)
+
+
+def alternative_named(alternatives: list[str], doc: Doc) -> str | None:
+    """The first of a question's alternatives that the document names in full, or None."""
+    return next((a for a in alternatives if names_subject(a, doc["title"], doc["content"])), None)
+
+
+def substantive(quote: str, alternatives: list[str]) -> bool:
+    """Whether a quote says more than the alternatives' own names.
+
+    "Iskmere Ship Repair" copied from Iskmere Ship Repair's page answers nothing about
+    which was founded earlier; "1904" does.
+    """
+    named_words = {w for a in alternatives for w in words(a).split()}
+    return any(w not in named_words for w in words(quote).split())
+
+
+def _for_alternative(judgment: Judgment, alternatives: list[str], focus: str | None) -> Judgment:
+    """An extracting judgment of a question with alternatives, as GGatrieval's alignment.
+
+    The document was asked about the one alternative it names (`focus`); a quote that
+    gives that alternative's fact aligns it, one of the question's parts (Partial
+    alignment while others remain; `assess` asks the Highly Relevant documents to cover
+    them all). A quote that is only a name from the question is no evidence: Somewhat
+    Relevant, score 0, whatever the model's confidence.
+    """
+    if judgment["label"] != "highly_relevant" or focus is None:
+        return judgment
+    if not substantive(judgment["evidence"], alternatives):
+        return {
+            **judgment,
+            "label": "somewhat_relevant",
+            "reason": "the judge copied only a name from the question: no evidence",
+            "evidence": "",
+            "p_highly": 0.0,
+        }
+    share = 1.0 / len(alternatives)
+    return {
+        **judgment,
+        "reason": f"{judgment['reason']}; answers for {focus}",
+        "aligned_components": [focus],
+        "alignment": "full" if share >= 1.0 else "partial",
+        "alignment_ratio": round(share, 4),
+    }
 
 
 def _structured(

@@ -4,6 +4,10 @@ With `query_components="typed"` each component also gets its type, one of the pa
 eight (Eq. 1: subject, predicate, object, predicative, attributive, adverbial,
 complement, apposition), kept in `query_roles`. A reply with no usable component, typed
 or not, leaves the whole question as the one component, and the trace says so.
+
+With the extracting judge, whose judgments align no component, a question that offers
+names to choose between ("Which was founded earlier, X or Y?") gets its alternatives as
+its parts, without an LLM call (`Configuration.splits_alternatives`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.core.budget import reserve
+from judged_rag.core.quotes import choices
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import parse as prompt
@@ -30,6 +35,12 @@ def parse(
     """Split the question into the components that alignment and rewriting use."""
     cfg = deps.configuration(config, runtime)
     question = state["question"]
+    if cfg.splits_alternatives and (alternatives := choices(question)):
+        # No LLM call: the alternatives are the parts each document is asked about.
+        return {
+            "query_parts": alternatives,
+            "trace": [event("parse", "alternatives", components=alternatives)],
+        }
     if not cfg.checks_alignment:
         skipped = "alignment off" if not cfg.alignment else f"the {cfg.judge} judge aligns nothing"
         return {"query_parts": [], "trace": [event("parse", "skipped", why=skipped)]}

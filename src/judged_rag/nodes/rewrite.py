@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import reserve
-from judged_rag.core.judgments import latest_judgments
+from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import rewrite as prompt
@@ -61,8 +61,16 @@ def rewrite(
     )
     well = [j for j in recent if ratio(j) >= cfg.align_tau and j["label"] != "not_relevant"]
     queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in well]
-    queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     events: list[TraceEvent] = []
+    alternatives = alternatives_asked(state, cfg)
+    if alternatives:
+        # No LLM call: each alternative still without evidence gets its own query, first.
+        missing = uncovered(list(judged.values()), alternatives) or alternatives
+        asked = alternative_queries(question, alternatives, missing)
+        queries = [*asked, *queries][: cfg.rewrite_max_queries]
+        events.append(event("rewrite", "alternatives", missing=missing, queries=asked))
+        return _queries(queries, iteration, len(well), events, {})
+    queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     out: dict[str, Any] = {}
     step = deps.step("rewrite", state, config, cfg, keep=reserve(cfg))
     if step.exhausted:
@@ -93,16 +101,42 @@ def rewrite(
             )
         )
     queries = queries[: cfg.rewrite_max_queries] or [question]
+    return _queries(queries, iteration, len(well), events, out)
+
+
+def _queries(
+    queries: list[str],
+    iteration: int,
+    from_documents: int,
+    events: list[TraceEvent],
+    out: dict[str, Any],
+) -> dict[str, Any]:
+    """The update of the append mode: next round's queries, the counter, the trace."""
     events.append(
         event(
             "rewrite",
             "queries",
             iteration=iteration + 1,
-            from_documents=len(well),
+            from_documents=from_documents,
             queries=[q[:200] for q in queries],
         )
     )
     return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}
+
+
+def alternative_queries(question: str, alternatives: list[str], missing: list[str]) -> list[str]:
+    """One query per missing alternative: its name, then the question without its choices.
+
+    "Which was founded earlier, X or Y?" with Y missing gives ["Y: Which was founded
+    earlier"].
+    """
+    first, last = question.find(alternatives[0]), question.rfind(alternatives[-1])
+    if first < 0 or last < 0:
+        stem = question
+    else:
+        stem = question[:first] + question[last + len(alternatives[-1]) :]
+    stem = " ".join(re.sub(r"[\s,;:?!]+(?=\s|$)", " ", stem).split()).strip(" ,;:?!")
+    return [f"{name}: {stem}" if stem else name for name in missing]
 
 
 def scqu_plan(

@@ -33,7 +33,7 @@ from judged_rag.core.citations import (
     without_citations,
 )
 from judged_rag.core.documents import numbered
-from judged_rag.core.judgments import latest_judgments
+from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, words
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
@@ -95,7 +95,10 @@ def verify(
         events.append(event("verify", "budget", exhausted=step.exhausted))
         return _decided("abstain", basis, "budget_exhausted", events, cost)
     claims: list[str] = [f"citation [{n}] points at no document" for n in invalid[:MAX_LISTED]]
-    quoted = [] if invalid or not cfg.verify_quotes else restated_quotes(state, draft)
+    # A choice between alternatives concludes more than any quote states: always read.
+    alternatives = alternatives_asked(state, cfg)
+    free_pass = cfg.verify_quotes and not invalid and not alternatives
+    quoted = restated_quotes(state, draft) if free_pass else []
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
         return _decided("accept", basis, None, events, cost)
