@@ -85,14 +85,15 @@ def rows(orgs_dir: Path, seed: int) -> list[dict[str, object]]:
             }
         )
     # The two kinds of no-evidence rows in turn, so that a --limit takes both.
-    for pair in zip(missing, revenue, strict=False):
-        out.extend(pair)
+    for one, other in zip(missing, revenue, strict=False):
+        out.extend((one, other))
     longer = missing if len(missing) > len(revenue) else revenue
     out.extend(longer[min(len(missing), len(revenue)) :])
     return out
 
 
 def main() -> None:
+    """Write the rows to --out."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orgs", type=Path, required=True, help="a build-orgs folder")
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
