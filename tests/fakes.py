@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -228,3 +229,15 @@ def fresh_documents(per_call: int) -> RunnableLambda[str, list[Document]]:
         ]
 
     return RunnableLambda(lookup)
+
+
+class PromptRecorder(BaseCallbackHandler):
+    """Keeps the last message of every chat-model call (the prompt with the document)."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
+    ) -> None:
+        self.prompts.extend(str(batch[-1].content) for batch in messages)

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableLambda
 
 from judged_rag import Components
@@ -38,6 +37,7 @@ from judged_rag.evaluation.report import summarize_injection, write_report
 from judged_rag.evaluation.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
 from tests.fakes import (
     PerSchemaFakeChatModel,
+    PromptRecorder,
     StructuredFakeChatModel,
     components,
     keywords,
@@ -88,18 +88,6 @@ HOSTS = [
 
 JUDGE_SYSTEMS = ["judge3", "judge_letter", "binary"]
 ANSWER_SYSTEMS = ["plain_rag", "judged", "judged_fast"]
-
-
-class PromptRecorder(BaseCallbackHandler):
-    """Keeps the last message of every chat-model call (the prompt with the document)."""
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def on_chat_model_start(
-        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
-    ) -> None:
-        self.prompts.extend(str(batch[-1].content) for batch in messages)
 
 
 def knowledge_base() -> RunnableLambda[str, list[Document]]:

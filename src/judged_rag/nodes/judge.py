@@ -28,6 +28,7 @@ join (`assess`) calls `label_round`, which labels the round by its threshold
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -141,7 +142,9 @@ def judge(
             default=FALLBACK.model_dump(),
             count_round=False,  # the join counts the rounds of the whole fan-out
         )
-    judged = _from_extraction(base, found.value, doc, cfg, question=task["question"])
+    judged = _from_extraction(
+        base, found.value, doc, cfg, question=task["question"], alternatives=alternatives
+    )
     if alternatives:
         judged = _for_alternative(judged, alternatives, focus)
     return _written(judged, cfg, found.cost, found.events)
@@ -152,7 +155,7 @@ def alternative_named(alternatives: list[str], doc: Doc) -> str | None:
     return next((a for a in alternatives if names_subject(a, doc["title"], doc["content"])), None)
 
 
-def substantive(quote: str, alternatives: list[str]) -> bool:
+def substantive(quote: str, alternatives: Sequence[str]) -> bool:
     """Whether a quote says more than the alternatives' own names.
 
     "Iskmere Ship Repair" copied from Iskmere Ship Repair's page answers nothing about
@@ -165,22 +168,12 @@ def substantive(quote: str, alternatives: list[str]) -> bool:
 def _for_alternative(judgment: Judgment, alternatives: list[str], focus: str | None) -> Judgment:
     """An extracting judgment of a question with alternatives, as GGatrieval's alignment.
 
-    The document was asked about the one alternative it names (`focus`); a quote that
-    gives that alternative's fact aligns it, one of the question's parts (Partial
-    alignment while others remain; `assess` asks the Highly Relevant documents to cover
-    them all). A quote that is only a name from the question is no evidence: Somewhat
-    Relevant, score 0, whatever the model's confidence.
+    The document was asked about the one alternative it names (`focus`); a Highly
+    Relevant judgment aligns that alternative, one of the question's parts (Partial
+    while others remain: `assess` asks the Highly Relevant documents to cover them all).
     """
     if judgment["label"] != "highly_relevant" or focus is None:
         return judgment
-    if not substantive(judgment["evidence"], alternatives):
-        return {
-            **judgment,
-            "label": "somewhat_relevant",
-            "reason": "the judge copied only a name from the question: no evidence",
-            "evidence": "",
-            "p_highly": 0.0,
-        }
     share = 1.0 / len(alternatives)
     return {
         **judgment,
@@ -634,10 +627,15 @@ def _from_extraction(
     cfg: Configuration,
     *,
     question: str,
+    alternatives: Sequence[str] = (),
 ) -> Judgment:
     if found is None:
         return _unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
     in_document = not found.none and grounded(found.text, doc["content"])
+    # Only a name the question offers to choose between ("Iskmere Ship Repair", copied
+    # from its own page): it decides nothing, whatever the model's confidence.
+    name_only = in_document and bool(alternatives) and not substantive(found.text, alternatives)
+    in_document = in_document and not name_only
     # A year copied from another person's page is in that page, but not about the subject.
     coverage = subject_coverage(question, doc["title"], doc["content"])
     off_subject = cfg.subject_check and not named(coverage)
@@ -655,6 +653,8 @@ def _from_extraction(
         label = "not_relevant"
     if found.none:
         reason = "the judge found no answer in the document"
+    elif name_only:
+        reason = "the judge copied only a name from the question: no evidence"
     elif in_document and off_subject:
         reason = (
             f"answer quoted from a document that names {coverage:.0%} of the question's "
