@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
+from judged_rag.core.comparison import concluded, favoured, value
 from judged_rag.core.quotes import choices
 from judged_rag.nodes.judge import substantive
 from judged_rag.nodes.rewrite import alternative_queries
@@ -126,6 +127,7 @@ def test_a_copied_name_is_no_evidence_and_the_missing_alternative_is_queried() -
         judge_model=judge_model(
             quote("Orkmere Marine", **{"Ork": 0.95, "NONE": 0.05}),
             quote("1961", **{"196": 0.95, "NONE": 0.05}),
+            knows="B",
         ),
         retriever=retriever,
     )
@@ -140,6 +142,32 @@ def test_a_copied_name_is_no_evidence_and_the_missing_alternative_is_queried() -
     ]
     assert retriever.queries[1] == "Orkmere Marine: Which was founded first"  # type: ignore[attr-defined]
     assert not events(out, "rewrite", "compensated")
+    # Still without evidence for Orkmere Marine after the loop: Talvik Freight's page
+    # cannot decide the choice, so SRA does not trust retrieval, and the model is not
+    # confident either: "Unknown", with no generation call.
+    assert events(out, "integrate", "alternatives_uncovered") == [{"missing": ["Orkmere Marine"]}]
+    assert out["abstained"] and out["reason"] == "no_trusted_source"
+    assert not events(out, "generate", "generated")
+
+
+def test_without_evidence_for_one_side_a_confident_model_answers_alone_unless_namesakes() -> None:
+    # The page of a sibling ("Orkmere Shipyards") is all there is for Orkmere Marine: the
+    # model's confidence there is a confusion with the name, not knowledge.
+    sibling = doc("sibling", "Orkmere Shipyards\nThe yard was founded in 1990.", similarity=0.6)
+    parts = Components(
+        chat_model=generator("Talvik Freight was founded first."),
+        judge_model=judge_model(
+            quote("1961", **{"196": 0.95, "NONE": 0.05}),
+            quote("NONE", NONE=0.9),
+            knows="A",
+        ),
+        retriever=scripted_retriever([TALVIK, sibling], []),
+    )
+    out = run(parts, PromptRecorder(), max_iterations=1, web_search="none")
+    assert not events(out, "judge", "fallback")
+    assert events(out, "integrate", "decided")[0]["basis"] == "model"
+    assert events(out, "integrate", "namesakes_only")[0]["similar"] == ["sibling"]
+    assert out["abstained"] and out["reason"] == "no_trusted_source"
 
 
 def test_other_judges_keep_the_question_whole() -> None:
@@ -156,3 +184,68 @@ def test_other_judges_keep_the_question_whole() -> None:
     out = run(parts, recorder, alignment=False, max_iterations=1)
     assert not events(out, "parse", "alternatives")
     assert not any("Answer for" in p for p in recorder.prompts)
+
+
+@pytest.mark.parametrize(
+    ("question", "values", "expected"),
+    [
+        ("Which was founded earlier, A or B?", {"A": 1964.0, "B": 1910.0}, "B"),
+        ("Which was founded first, A or B?", {"A": 1868.0, "B": 1955.0}, "A"),
+        ("Which has more employees today, A or B?", {"A": 1125.0, "B": 408.0}, "A"),
+        ("Which has fewer employees, A or B?", {"A": 1125.0, "B": 408.0}, "B"),
+        # "Older" by founding years is the smaller year; by ages, the larger age.
+        ("Which is older, A or B?", {"A": 1901.0, "B": 1950.0}, "A"),
+        ("Who is older, A or B?", {"A": 41.0, "B": 67.0}, "B"),
+        # Nothing to decide by: a tie, no comparative word, a missing value.
+        ("Which was founded earlier, A or B?", {"A": 1880.0, "B": 1880.0}, None),
+        ("Which is based in Taikis, A or B?", {"A": 1.0, "B": 2.0}, None),
+        ("Which was founded earlier, A or B?", {"A": 1880.0}, None),
+    ],
+)
+def test_the_alternative_the_values_favour(
+    question: str, values: dict[str, float], expected: str | None
+) -> None:
+    assert favoured(question, values) == expected
+
+
+def test_a_quote_gives_a_value_only_when_it_holds_one_number() -> None:
+    assert value("1,125") == 1125.0
+    assert value("founded in 1868") == 1868.0
+    assert value("408 people") == 408.0
+    assert value("1904 and 1905") is None
+    assert value("Taikis") is None
+
+
+def test_the_alternative_an_answer_concludes() -> None:
+    names = ["Orkmere Marine", "Talvik Freight"]
+    assert concluded(DRAFT, names) == "Talvik Freight"
+    assert concluded("Orkmere Marine was founded first [1].", names) == "Orkmere Marine"
+    # Both named in every sentence: no conclusion to hold it to.
+    assert concluded("Orkmere Marine (1987) and Talvik Freight (1961) [1][2].", names) is None
+
+
+def test_a_conclusion_the_quoted_values_contradict_is_sent_back_without_a_verifier_call() -> None:
+    wrong = (
+        "Orkmere Marine was founded in 1987 [1]. Talvik Freight was founded in 1961 [2]. "
+        "Orkmere Marine was founded first."
+    )
+    recorder = PromptRecorder()
+    parts = Components(
+        chat_model=generator(wrong, DRAFT),
+        judge_model=judge_model(
+            quote("1987", **{"198": 0.95, "NONE": 0.05}),
+            quote("1961", **{"196": 0.95, "NONE": 0.05}),
+            verdict(),  # read for the second draft only
+        ),
+        retriever=scripted_retriever([ORKMERE, TALVIK]),
+    )
+    out = run(parts, recorder)
+    [contradicted] = events(out, "verify", "comparison")
+    assert contradicted["contradicted"] == (
+        "the answer says Orkmere Marine, but the documents give Orkmere Marine: 1987, "
+        "Talvik Freight: 1961, which favours Talvik Freight"
+    )
+    # The second draft gets the finding as feedback, and then the verifier reads it.
+    assert any("which favours Talvik Freight" in p for p in recorder.prompts)
+    assert out["answer"] == DRAFT and not out["abstained"]
+    assert out["cost"]["llm_calls"] == 6  # two judgments, C_M, two drafts, one verification

@@ -21,6 +21,14 @@ subject that no retrieved knowledge-base document names, while some name a simil
 (a sibling company, a namesake): the model's confidence there is a confusion with the
 names it half-recognises, not knowledge (on a knowledge base of similarly named
 organisations, the bundled model answered made-up ones from its "own knowledge").
+
+And one for questions that offer names to choose between (`parse`'s alternatives): when
+the loop ended with an alternative that no Highly Relevant document answers for, the
+documents cannot decide the choice, so retrieval is not trusted (S_max is treated as
+undefined): R_M if the model is confident and the missing alternative is not merely
+named like a retrieved page's subject, otherwise "Unknown". Given the pages of one
+side, the bundled model wrote the other side's fact from them ("Iskmere Ferries was
+founded in 1916", Iskmere Shipyards' year) and its verifier accepted it.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import SRA_T_M, Configuration
 from judged_rag.core.budget import reserve
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
+from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.quotes import named, subject_coverage
 from judged_rag.core.scores import sra_score
 from judged_rag.core.trace import event
@@ -76,7 +85,10 @@ def integrate(
     scored = [s for s in scores.values() if s is not None]
     s_max = max(scored, default=None)
     c_m, cost, events = _self_confidence(state, config, cfg, deps)
-    basis = decide_basis(s_max, c_m, cfg)
+    # A choice between alternatives that the loop left without evidence for one of
+    # them: the documents cannot decide it, whatever their scores.
+    missing = uncovered(list(latest_judgments(state).values()), alternatives_asked(state, cfg))
+    basis = decide_basis(None if missing else s_max, c_m, cfg)
     events.append(
         event(
             "integrate",
@@ -90,8 +102,11 @@ def integrate(
             unscored=[i for i, s in scores.items() if s is None],
         )
     )
+    if missing:
+        events.append(event("integrate", "alternatives_uncovered", missing=missing))
     if basis == "model" and cfg.subject_check:
-        similar = namesakes_only(state["question"], state.get("documents") or [])
+        documents = state.get("documents") or []
+        similar = [t for q in missing or [state["question"]] for t in namesakes_only(q, documents)]
         if similar:
             basis = "none"
             events.append(event("integrate", "namesakes_only", basis="Unknown", similar=similar))

@@ -32,6 +32,7 @@ from judged_rag.core.citations import (
     repair_citations,
     without_citations,
 )
+from judged_rag.core.comparison import concluded, favoured, value
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, words
@@ -102,7 +103,14 @@ def verify(
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
         return _decided("accept", basis, None, events, cost)
-    if cfg.verify:
+    contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
+    if contradicted:
+        # The answer picks the alternative its own documents' values do not favour: no
+        # LLM can make that supported, so no verifier call and no citation repair.
+        supported = False
+        claims = [contradicted, *claims]
+        events.append(event("verify", "comparison", contradicted=contradicted))
+    elif cfg.verify:
         check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
         claims = [*check.unsupported_claims, *claims]
@@ -112,7 +120,7 @@ def verify(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
     repaired: dict[str, Any] = {}
-    if not supported and cfg.verify:
+    if not supported and cfg.verify and not contradicted:
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
@@ -163,6 +171,31 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
         if grounded(quote, doc["content"]) and grounded(quote, text):
             found.append({"document": n, "quote": quote[:120]})
     return found
+
+
+def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -> str | None:
+    """The draft's conclusion, when the judge's quoted values favour another alternative.
+
+    The values are the numbers the judge quoted from the Highly Relevant documents that
+    answer for each alternative (`core.comparison`); an alternative with no such value,
+    or with two different ones, leaves the comparison to the LLM verifier (None).
+    """
+    if not alternatives:
+        return None
+    found: dict[str, set[float]] = {}
+    for judgment in latest_judgments(state).values():
+        number = value(judgment["evidence"]) if judgment["label"] == "highly_relevant" else None
+        if number is not None and len(judgment["aligned_components"]) == 1:
+            found.setdefault(judgment["aligned_components"][0], set()).add(number)
+    values = {a: next(iter(found[a])) for a in alternatives if len(found.get(a, ())) == 1}
+    if len(values) < len(alternatives):
+        return None
+    expected = favoured(state["question"], values)
+    answered = concluded(draft, alternatives)
+    if expected is None or answered is None or answered == expected:
+        return None
+    given = ", ".join(f"{a}: {v:g}" for a, v in values.items())
+    return f"the answer says {answered}, but the documents give {given}, which favours {expected}"
 
 
 def _check(

@@ -1,0 +1,111 @@
+"""Which alternative the documents' values favour, and which one an answer concludes.
+
+A question that offers names to choose between by a quantity ("Which was founded
+earlier, X or Y?", "Which has more employees, X or Y?") is decided by comparing one
+number per alternative. The judge quotes those numbers (`nodes.judge`); a small model
+that copies them correctly may still compare them wrongly ("1964 ... 1910 ... so the
+first was founded earlier"). This module does the comparison without an LLM, for
+`verify` to hold the answer to it. Anything it cannot read (no comparative word, a
+quote without exactly one number, a tie) gives None: the LLM verifier alone decides.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from judged_rag.core.citations import without_citations
+from judged_rag.core.quotes import names_subject
+
+Direction = Literal["least", "most"]
+
+SMALLEST_WINS = frozenset(
+    [
+        "earlier",
+        "earliest",
+        "first",
+        "fewer",
+        "fewest",
+        "less",
+        "least",
+        "smaller",
+        "smallest",
+        "lower",
+        "lowest",
+    ]
+)
+LARGEST_WINS = frozenset(
+    [
+        "later",
+        "latest",
+        "last",
+        "more",
+        "most",
+        "larger",
+        "largest",
+        "bigger",
+        "biggest",
+        "higher",
+        "highest",
+        "greater",
+        "greatest",
+    ]
+)
+OLDER = frozenset(["older", "oldest"])
+YOUNGER = frozenset(["younger", "youngest", "newer", "newest"])
+"""Age words: of years (founded, born), the older is the smaller; of ages, the larger."""
+
+NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?:\.\d+)?(?![\d])")
+
+
+def direction(question: str, *, years: bool) -> Direction | None:
+    """Whether the least or the most of the values answers the question; None: unclear.
+
+    `years`: the values are calendar years, so "older" means the smaller one.
+    """
+    found: set[Direction] = set()
+    for word in re.findall(r"[a-z]+", question.lower()):
+        if word in SMALLEST_WINS:
+            found.add("least")
+        elif word in LARGEST_WINS:
+            found.add("most")
+        elif word in OLDER:
+            found.add("least" if years else "most")
+        elif word in YOUNGER:
+            found.add("most" if years else "least")
+    return found.pop() if len(found) == 1 else None
+
+
+def value(quote: str) -> float | None:
+    """The one number in a quote ("1,125", "1904", "in 1868"); None for none or several."""
+    numbers = NUMBER.findall(quote)
+    if len(numbers) != 1:
+        return None
+    return float(numbers[0].replace(",", ""))
+
+
+def favoured(question: str, values: dict[str, float]) -> str | None:
+    """The alternative the values favour, or None (a value missing, a tie, no direction)."""
+    if len(values) < 2:
+        return None
+    years = all(float(v).is_integer() and 1000 <= v <= 2100 for v in values.values())
+    way = direction(question, years=years)
+    if way is None:
+        return None
+    best = min(values.values()) if way == "least" else max(values.values())
+    winners = [name for name, v in values.items() if v == best]
+    return winners[0] if len(winners) == 1 else None
+
+
+def concluded(answer: str, alternatives: list[str]) -> str | None:
+    """The alternative the answer's last sentence naming exactly one of them names.
+
+    "X was founded in 1964 [1]. Y was founded in 1910 [2]. X was founded earlier."
+    concludes X. None when no sentence names exactly one alternative.
+    """
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", without_citations(answer))
+    for sentence in reversed(sentences):
+        named = [a for a in alternatives if names_subject(a, sentence)]
+        if len(named) == 1:
+            return named[0]
+    return None
