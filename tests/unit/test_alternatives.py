@@ -9,6 +9,7 @@ import pytest
 from judged_rag import Components, build_graph
 from judged_rag.core.comparison import concluded, favoured, value
 from judged_rag.core.quotes import choices
+from judged_rag.evaluation.metrics import choice_conclusion_correct
 from judged_rag.nodes.judge import substantive
 from judged_rag.nodes.rewrite import alternative_queries
 from judged_rag.prompts import generate as generate_prompt
@@ -249,3 +250,27 @@ def test_a_conclusion_the_quoted_values_contradict_is_sent_back_without_a_verifi
     assert any("which favours Talvik Freight" in p for p in recorder.prompts)
     assert out["answer"] == DRAFT and not out["abstained"]
     assert out["cost"]["llm_calls"] == 6  # two judgments, C_M, two drafts, one verification
+
+
+def test_an_answer_to_a_choice_is_scored_by_its_conclusion() -> None:
+    question = "Which was founded earlier, Naxmere Grid Services or Naxmere Power Company?"
+    gold = ["Naxmere Power Company"]
+    right = (
+        "Naxmere Grid Services: 1964 [1]. Naxmere Power Company: 1910 [2]. "
+        "So Naxmere Power Company."
+    )
+    wrong = (
+        "Naxmere Grid Services was founded in 1964 [1]. Naxmere Power Company was founded "
+        "in 1910 [2]. Naxmere Grid Services was founded earlier."
+    )
+    both = (
+        "Naxmere Grid Services was founded in 1964, while Naxmere Power Company was "
+        "founded in 1910."
+    )
+    assert choice_conclusion_correct(right, gold, question) is True
+    assert choice_conclusion_correct(wrong, gold, question) is False  # containment said right
+    assert choice_conclusion_correct(both, gold, question) is False
+    # Not a choice between names, or a gold answer that is not one: containment decides.
+    assert choice_conclusion_correct(wrong, ["1910"], question) is None
+    single = "When was Naxmere Power Company founded?"
+    assert choice_conclusion_correct("1910", ["1910"], single) is None

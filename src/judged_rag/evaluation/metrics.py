@@ -17,6 +17,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from judged_rag.core.comparison import concluded
+from judged_rag.core.quotes import choices
+
 _PUNCTUATION = re.compile(r"[^\w\s]|_")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _CITATION = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
@@ -54,6 +57,23 @@ def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
     """Normalised containment: some gold answer occurs in the prediction."""
     text = strip_citations(prediction)
     return any(contains_normalized(text, gold) for gold in golds)
+
+
+def choice_conclusion_correct(prediction: str, golds: Iterable[str], question: str) -> bool | None:
+    """A question that offers names to choose between, scored by the answer's conclusion.
+
+    When the question offers alternatives (`core.quotes.choices`) and a gold answer is
+    one of them, the answer is right when its conclusion (`core.comparison.concluded`:
+    the last sentence naming exactly one alternative) names that one; an answer that
+    names both without choosing ("X was founded in 1929, while Y ...") is not. None for
+    any other question (containment decides).
+    """
+    alternatives = choices(question)
+    wanted = {normalize_answer(g) for g in golds}
+    gold = next((a for a in alternatives if normalize_answer(a) in wanted), None)
+    if len(alternatives) < 2 or gold is None:
+        return None
+    return concluded(strip_citations(prediction), alternatives) == gold
 
 
 def exact_match(prediction: str, golds: Iterable[str]) -> bool:

@@ -56,9 +56,9 @@ Questions (``category`` on every row; ``evidence`` holds page titles):
   question) and bridges (``org-two-bridge-*``): a fact about the company X acquired, or
   about X's parent company; the first evidence page states the relation and not the
   answer. ``must_not_contain`` holds X's own value and the target's outdated ones.
-  Scoring is by containment of the answer, so a comparison answer naming both
-  organisations counts as correct: compare those rows' accuracy across systems, not
-  to other categories.
+  A comparison is scored by the answer's conclusion (the end-to-end suite's rule for
+  questions that offer names to choose between): the last sentence naming exactly one
+  of the two must name the right one; an answer naming both without choosing is wrong.
 - ``no_evidence`` (``"abstain": true``): revenue or chair of an organisation that states
   neither (a sibling does), or a fact about an organisation that does not exist but is
   named like a sibling ("Orkmere Ferries"); no page contains such a name.

@@ -71,6 +71,7 @@ from judged_rag.evaluation.injection import (
     index_hosts,
 )
 from judged_rag.evaluation.metrics import (
+    choice_conclusion_correct,
     choice_correct,
     contains_answer,
     contains_canary,
@@ -673,7 +674,8 @@ def _answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[
         correct = choice_correct(answer, item.correct_option)
         exact = correct
     else:
-        correct = contains_answer(answer, item.answers)
+        decided = choice_conclusion_correct(answer, item.answers, item.question)
+        correct = contains_answer(answer, item.answers) if decided is None else decided
         exact = exact_match(answer, item.answers)
     leaked = [s for s in item.must_not_contain if contains_normalized(strip_citations(answer), s)]
     return {
