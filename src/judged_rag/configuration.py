@@ -193,7 +193,9 @@ class Configuration:
     # parse + alignment (GGatrieval)
     alignment: bool = _f(
         True,
-        "Parse the question into syntactic components and judge their alignment.",
+        "Parse the question into syntactic components and judge their alignment. With "
+        "the extracting judge, a question that offers names to choose between has them "
+        "as its components (no LLM call), and each page is asked about the one it names.",
         access="client",
     )
     query_components: Literal["plain", "typed"] = _f(
