@@ -221,8 +221,15 @@ def test_the_alternative_an_answer_concludes() -> None:
     names = ["Orkmere Marine", "Talvik Freight"]
     assert concluded(DRAFT, names) == "Talvik Freight"
     assert concluded("Orkmere Marine was founded first [1].", names) == "Orkmere Marine"
-    # Both named in every sentence: no conclusion to hold it to.
+    # Both named in every sentence, and no comparative word: no conclusion to hold it to.
     assert concluded("Orkmere Marine (1987) and Talvik Freight (1961) [1][2].", names) is None
+    # With one, the alternative named closest before it, else the first after it.
+    both = "Orkmere Marine was founded first, in 1987, compared to Talvik Freight's 1961."
+    assert concluded(both, names) == "Orkmere Marine"
+    assert concluded("Compared to Orkmere Marine, Talvik Freight was founded first.", names) == (
+        "Talvik Freight"
+    )
+    assert concluded("First came Talvik Freight, then Orkmere Marine.", names) == "Talvik Freight"
 
 
 def test_a_conclusion_the_quoted_values_contradict_is_sent_back_without_a_verifier_call() -> None:

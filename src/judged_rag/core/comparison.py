@@ -15,7 +15,7 @@ import re
 from typing import Literal
 
 from judged_rag.core.citations import without_citations
-from judged_rag.core.quotes import names_subject
+from judged_rag.core.quotes import names_subject, words
 
 Direction = Literal["least", "most"]
 
@@ -54,6 +54,7 @@ LARGEST_WINS = frozenset(
 OLDER = frozenset(["older", "oldest"])
 YOUNGER = frozenset(["younger", "youngest", "newer", "newest"])
 """Age words: of years (founded, born), the older is the smaller; of ages, the larger."""
+COMPARATIVE = SMALLEST_WINS | LARGEST_WINS | OLDER | YOUNGER
 
 NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?:\.\d+)?(?![\d])")
 
@@ -98,14 +99,32 @@ def favoured(question: str, values: dict[str, float]) -> str | None:
 
 
 def concluded(answer: str, alternatives: list[str]) -> str | None:
-    """The alternative the answer's last sentence naming exactly one of them names.
+    """The alternative the answer concludes for, or None when it does not choose.
 
-    "X was founded in 1964 [1]. Y was founded in 1910 [2]. X was founded earlier."
-    concludes X. None when no sentence names exactly one alternative.
+    The last sentence with a comparative word (earlier, more, older...) that names an
+    alternative decides: the alternative named closest before that word ("X was founded
+    earlier, in 1964, than Y" and "Compared to Y, X was founded earlier" conclude X), or
+    the first after it ("Earlier: X"). Without such a sentence, the last sentence that
+    names exactly one alternative ("... So X."). None when nothing names just one.
     """
-    sentences = re.split(r"(?<=[.!?])\s+|\n+", without_citations(answer))
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", without_citations(answer)) if s]
+    for sentence in reversed(sentences):
+        tokens = words(sentence).split()
+        where = [i for i, t in enumerate(tokens) if t in COMPARATIVE]
+        spots = sorted((i, a) for a in alternatives for i in _mentions(a, tokens))
+        if not where or not spots:
+            continue
+        before = [a for i, a in spots if i < where[0]]
+        return before[-1] if before else spots[0][1]
     for sentence in reversed(sentences):
         named = [a for a in alternatives if names_subject(a, sentence)]
         if len(named) == 1:
             return named[0]
     return None
+
+
+def _mentions(name: str, tokens: list[str]) -> list[int]:
+    """Where the name's words stand in a row among `tokens` (case and punctuation aside)."""
+    wanted = words(name).split()
+    size = len(wanted)
+    return [i for i in range(len(tokens) - size + 1) if tokens[i : i + size] == wanted]
