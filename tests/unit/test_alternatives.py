@@ -48,6 +48,8 @@ DRAFT = (
         ("Who founded the Bank of England?", []),
         ("Who wrote Hamlet, Prince of Denmark?", []),
         ("Did Orkmere Marine build ferries or tugs?", []),
+        ("what is the largest continent?", []),
+        ("", []),
     ],
 )
 def test_the_alternatives_a_question_offers(question: str, expected: list[str]) -> None:

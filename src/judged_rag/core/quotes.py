@@ -172,6 +172,8 @@ def choices(question: str) -> list[str]:
     page (`nodes.judge` asks each page about the alternative it names).
     """
     runs = name_runs(question)
+    if len(runs) < 2:
+        return []
     chain: list[tuple[int, int]] = []
     best: list[tuple[int, int]] = []
     has_or = False
