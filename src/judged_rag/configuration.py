@@ -194,8 +194,9 @@ class Configuration:
     alignment: bool = _f(
         True,
         "Parse the question into syntactic components and judge their alignment. With "
-        "the extracting judge, a question that offers names to choose between has them "
-        "as its components (no LLM call), and each page is asked about the one it names.",
+        "the extracting judge, a question that compares names by a quantity ('Which was "
+        "founded earlier, X or Y?') has them as its components (no LLM call), and each "
+        "page is asked about the one it names.",
         access="client",
     )
     query_components: Literal["plain", "typed"] = _f(
@@ -596,8 +597,8 @@ class Configuration:
     def splits_alternatives(self) -> bool:
         """The extracting judge asks each document about the alternative it names.
 
-        Alignment on, judge `extract`: a question that offers names to choose between
-        (`core.quotes.choices`) has its alternatives as its parts.
+        Alignment on, judge `extract`: a question that compares names by a quantity
+        (`core.comparison.compared`) has its alternatives as its parts.
         """
         return self.alignment and self.judge == "extract"
 

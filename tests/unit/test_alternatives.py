@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
-from judged_rag.core.comparison import concluded, favoured, value
+from judged_rag.core.comparison import compared, concluded, favoured, value
 from judged_rag.core.quotes import choices
 from judged_rag.evaluation.metrics import choice_conclusion_correct
 from judged_rag.nodes.judge import substantive
@@ -54,6 +54,21 @@ DRAFT = (
 )
 def test_the_alternatives_a_question_offers(question: str, expected: list[str]) -> None:
     assert choices(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (QUESTION, ["Orkmere Marine", "Talvik Freight"]),
+        ("Which river is longer, the Nile or the Amazon?", ["Nile", "Amazon"]),
+        ("Did Einstein or Bohr win the Nobel Prize first?", ["Einstein", "Bohr"]),
+        # Names to choose from, but no quantity compared: the question stays whole.
+        ("Is the Eiffel Tower in Paris or London?", []),
+        ("Should I use OpenAI or Ollama?", []),
+    ],
+)
+def test_only_a_comparison_splits_into_its_alternatives(question: str, expected: list[str]) -> None:
+    assert compared(question) == expected
 
 
 def test_a_name_from_the_question_is_no_evidence_a_fact_is() -> None:
@@ -202,6 +217,7 @@ def test_other_judges_keep_the_question_whole() -> None:
         # Nothing to decide by: a tie, no comparative word, a missing value.
         ("Which was founded earlier, A or B?", {"A": 1880.0, "B": 1880.0}, None),
         ("Which is based in Taikis, A or B?", {"A": 1.0, "B": 2.0}, None),
+        ("Which river is longer, A or B?", {"A": 6650.0, "B": 6400.0}, "A"),
         ("Which was founded earlier, A or B?", {"A": 1880.0}, None),
     ],
 )

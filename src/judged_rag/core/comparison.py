@@ -15,7 +15,7 @@ import re
 from typing import Literal
 
 from judged_rag.core.citations import without_citations
-from judged_rag.core.quotes import names_subject, words
+from judged_rag.core.quotes import choices, names_subject, words
 
 Direction = Literal["least", "most"]
 
@@ -32,6 +32,20 @@ SMALLEST_WINS = frozenset(
         "smallest",
         "lower",
         "lowest",
+        "shorter",
+        "shortest",
+        "cheaper",
+        "cheapest",
+        "lighter",
+        "lightest",
+        "slower",
+        "slowest",
+        "colder",
+        "coldest",
+        "poorer",
+        "poorest",
+        "narrower",
+        "narrowest",
     ]
 )
 LARGEST_WINS = frozenset(
@@ -49,12 +63,44 @@ LARGEST_WINS = frozenset(
         "highest",
         "greater",
         "greatest",
+        "longer",
+        "longest",
+        "taller",
+        "tallest",
+        "heavier",
+        "heaviest",
+        "faster",
+        "fastest",
+        "richer",
+        "richest",
+        "wider",
+        "widest",
+        "deeper",
+        "deepest",
+        "hotter",
+        "hottest",
+        "warmer",
+        "warmest",
     ]
 )
 OLDER = frozenset(["older", "oldest"])
 YOUNGER = frozenset(["younger", "youngest", "newer", "newest"])
 """Age words: of years (founded, born), the older is the smaller; of ages, the larger."""
 COMPARATIVE = SMALLEST_WINS | LARGEST_WINS | OLDER | YOUNGER
+
+
+def compared(question: str) -> list[str]:
+    """The names a question compares by a quantity; [] for any other question.
+
+    Its alternatives (`core.quotes.choices`), when it also has a comparative word:
+    "Which was founded earlier, X or Y?" compares X and Y; "Is the tower in Paris or
+    London?" offers places to choose from but compares nothing, and stays whole.
+    """
+    alternatives = choices(question)
+    if not alternatives or not COMPARATIVE.intersection(words(question).split()):
+        return []
+    return alternatives
+
 
 NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?:\.\d+)?(?![\d])")
 

@@ -38,8 +38,9 @@ from langgraph.runtime import Runtime
 from judged_rag.components.llm import Extraction, LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.alignment import SegmentCheck, segment_alignment
+from judged_rag.core.comparison import compared
 from judged_rag.core.documents import fence
-from judged_rag.core.quotes import choices, grounded, named, names_subject, subject_coverage, words
+from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
 from judged_rag.core.relevance import (
     CALLS,
     RoundThreshold,
@@ -132,7 +133,7 @@ def judge(
             )
         judged = _from_letter(base, letter.value, cfg, doc["similarity"])
         return _written(judged, cfg, letter.cost, letter.events)
-    alternatives = choices(task["question"]) if cfg.splits_alternatives else []
+    alternatives = compared(task["question"]) if cfg.splits_alternatives else []
     focus = alternative_named(alternatives, doc)
     asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
     with deps.components.judge_slots(cfg.judge_concurrency):

@@ -5,9 +5,9 @@ eight (Eq. 1: subject, predicate, object, predicative, attributive, adverbial,
 complement, apposition), kept in `query_roles`. A reply with no usable component, typed
 or not, leaves the whole question as the one component, and the trace says so.
 
-With the extracting judge, whose judgments align no component, a question that offers
-names to choose between ("Which was founded earlier, X or Y?") gets its alternatives as
-its parts, without an LLM call (`Configuration.splits_alternatives`).
+With the extracting judge, whose judgments align no component, a question that compares
+names by a quantity ("Which was founded earlier, X or Y?") gets its alternatives as its
+parts, without an LLM call (`Configuration.splits_alternatives`, `core.comparison.compared`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.core.budget import reserve
-from judged_rag.core.quotes import choices
+from judged_rag.core.comparison import compared
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import parse as prompt
@@ -35,7 +35,7 @@ def parse(
     """Split the question into the components that alignment and rewriting use."""
     cfg = deps.configuration(config, runtime)
     question = state["question"]
-    if cfg.splits_alternatives and (alternatives := choices(question)):
+    if cfg.splits_alternatives and (alternatives := compared(question)):
         # No LLM call: the alternatives are the parts each document is asked about.
         return {
             "query_parts": alternatives,

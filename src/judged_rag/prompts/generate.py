@@ -40,7 +40,7 @@ ALTERNATIVES = (
     "\nFirst give what the documents state for each of {alternatives}, each with its "
     "document's number; then answer."
 )
-"""Added to the question when it offers names to choose between (`parse`'s alternatives):
+"""Added to the question when it compares names by a quantity (`parse`'s alternatives):
 the answer then carries each alternative's fact and citation, which the verifier checks."""
 FEEDBACK = (
     "\n\nA checker found these claims not backed by the documents: {claims}. "

@@ -69,7 +69,7 @@ EXTRACT_USER = "<document>\n{document}\n</document>\nQuestion: {question}\nAnswe
 EXTRACT_MAX_TOKENS = 24
 """Room for a short answer; a longer reply is cut, and still counts if it is in the document."""
 
-# A question that offers names to choose between ("Which was founded earlier, X or Y?"):
+# A question that compares names by a quantity ("Which was founded earlier, X or Y?"):
 # each document is asked about the one alternative it names. Asked the question as it
 # stands, the bundled model copies the alternative's name from its page, which decides
 # nothing (BENCHMARKS.md, "Questions with alternatives").
