@@ -7,12 +7,13 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
-from judged_rag.core.comparison import compared, concluded, favoured, value
+from judged_rag.core.comparison import compared, concluded, favoured, favoured_by_all, value
 from judged_rag.core.quotes import choices
 from judged_rag.evaluation.metrics import choice_conclusion_correct
 from judged_rag.nodes.judge import substantive
 from judged_rag.nodes.rewrite import alternative_queries
 from judged_rag.prompts import generate as generate_prompt
+from judged_rag.prompts import verify as verify_prompt
 from tests.fakes import (
     PromptRecorder,
     doc,
@@ -227,6 +228,15 @@ def test_the_alternative_the_values_favour(
     assert favoured(question, values) == expected
 
 
+def test_several_values_for_one_alternative_decide_only_when_they_agree() -> None:
+    question = "Which was founded earlier, A or B?"
+    # A's page gave its founding year and, from another chunk, a later year: B wins either way.
+    assert favoured_by_all(question, {"A": {1964.0, 2009.0}, "B": {1910.0}}) == "B"
+    # Here one of A's years is earlier than B's and one is later: undecided.
+    assert favoured_by_all(question, {"A": {1900.0, 2009.0}, "B": {1910.0}}) is None
+    assert favoured_by_all(question, {"A": {1900.0}, "B": set()}) is None
+
+
 def test_a_quote_gives_a_value_only_when_it_holds_one_number() -> None:
     assert value("1,125") == 1125.0
     assert value("founded in 1868") == 1868.0
@@ -268,7 +278,7 @@ def test_a_conclusion_the_quoted_values_contradict_is_sent_back_without_a_verifi
     out = run(parts, recorder)
     [contradicted] = events(out, "verify", "comparison")
     assert contradicted["contradicted"] == (
-        "the answer says Orkmere Marine, but the documents give Orkmere Marine: 1987, "
+        "the answer says Orkmere Marine, but the documents give Orkmere Marine: 1987; "
         "Talvik Freight: 1961, which favours Talvik Freight"
     )
     # The second draft gets the finding as feedback, and then the verifier reads it.
@@ -299,3 +309,22 @@ def test_an_answer_to_a_choice_is_scored_by_its_conclusion() -> None:
     assert choice_conclusion_correct(wrong, ["1910"], question) is None
     single = "When was Naxmere Power Company founded?"
     assert choice_conclusion_correct("1910", ["1910"], single) is None
+
+
+def test_an_answer_giving_only_the_figures_gets_the_choice_they_make() -> None:
+    facts = "Orkmere Marine was founded in 1987 [1]. Talvik Freight was founded in 1961 [2]."
+    assert concluded(facts, ["Orkmere Marine", "Talvik Freight"]) is None  # facts, no choice
+    parts = Components(
+        chat_model=generator(facts),
+        judge_model=judge_model(
+            quote("1987", **{"198": 0.95, "NONE": 0.05}),
+            quote("1961", **{"196": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([ORKMERE, TALVIK]),
+    )
+    out = run(parts, PromptRecorder())
+    assert events(out, "verify", "concluded") == [{"choice": "Talvik Freight"}]
+    assert out["answer"] == facts + "\n" + verify_prompt.CONCLUSION.format(choice="Talvik Freight")
+    assert [c["doc_id"] for c in out["citations"]] == ["orkmere", "talvik"]
+    assert not out["abstained"]

@@ -11,7 +11,9 @@ quote without exactly one number, a tie) gives None: the LLM verifier alone deci
 
 from __future__ import annotations
 
+import math
 import re
+from itertools import product
 from typing import Literal
 
 from judged_rag.core.citations import without_citations
@@ -144,6 +146,25 @@ def favoured(question: str, values: dict[str, float]) -> str | None:
     return winners[0] if len(winners) == 1 else None
 
 
+MAX_COMBINATIONS = 64
+"""Choices of one value per alternative that `favoured_by_all` tries, at most."""
+
+
+def favoured_by_all(question: str, values: dict[str, set[float]]) -> str | None:
+    """The alternative every choice of one value per alternative favours, or None.
+
+    None also when an alternative has no value, or the choices exceed `MAX_COMBINATIONS`.
+    """
+    if any(not v for v in values.values()):
+        return None
+    names = list(values)
+    pools = [sorted(values[n]) for n in names]
+    if math.prod(len(p) for p in pools) > MAX_COMBINATIONS:
+        return None
+    winners = {favoured(question, dict(zip(names, pick, strict=True))) for pick in product(*pools)}
+    return winners.pop() if len(winners) == 1 else None
+
+
 def concluded(answer: str, alternatives: list[str]) -> str | None:
     """The alternative the answer concludes for, or None when it does not choose.
 
@@ -151,7 +172,8 @@ def concluded(answer: str, alternatives: list[str]) -> str | None:
     alternative decides: the alternative named closest before that word ("X was founded
     earlier, in 1964, than Y" and "Compared to Y, X was founded earlier" conclude X), or
     the first after it ("Earlier: X"). Without such a sentence, the last sentence that
-    names exactly one alternative ("... So X."). None when nothing names just one.
+    names exactly one alternative and states no number ("... So X."): "Y was founded in
+    1910." is one of the facts, not a conclusion. None when nothing concludes.
     """
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", without_citations(answer)) if s]
     for sentence in reversed(sentences):
@@ -164,7 +186,7 @@ def concluded(answer: str, alternatives: list[str]) -> str | None:
         return before[-1] if before else spots[0][1]
     for sentence in reversed(sentences):
         named = [a for a in alternatives if names_subject(a, sentence)]
-        if len(named) == 1:
+        if len(named) == 1 and not NUMBER.search(sentence):
             return named[0]
     return None
 

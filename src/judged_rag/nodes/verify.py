@@ -32,7 +32,7 @@ from judged_rag.core.citations import (
     repair_citations,
     without_citations,
 )
-from judged_rag.core.comparison import concluded, favoured, value
+from judged_rag.core.comparison import concluded, favoured_by_all, value
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, words
@@ -142,7 +142,45 @@ def verify(
                 "trace": events,
             }
         return _decided("abstain", basis, "unsupported_claims", events, cost)
+    if alternatives and cfg.verify:
+        final = repaired.get("draft") or draft
+        repaired = _concluded(state, final, alternatives, events) or repaired
     return {**_decided("accept", basis, None, events, cost), **repaired}
+
+
+def _concluded(
+    state: State, draft: str, alternatives: list[str], events: list[TraceEvent]
+) -> dict[str, Any]:
+    """The choice the judge's values make, added to a comparison that never chooses.
+
+    An accepted answer that states each side's figure but never says which alternative
+    the question asks for gets that choice as its last line (recorded). Empty when the
+    draft concludes itself or the values do not decide.
+    """
+    if concluded(draft, alternatives) is not None:
+        return {}
+    expected = favoured_by_all(state["question"], alternative_values(state, alternatives))
+    if expected is None:
+        return {}
+    completed = f"{draft.rstrip()}\n{prompt.CONCLUSION.format(choice=expected)}"
+    events.append(event("verify", "concluded", choice=expected))
+    knowledge = state.get("knowledge") or []
+    return {
+        "draft": completed,
+        "answer": completed,
+        "citations": citations_for(completed, knowledge),
+    }
+
+
+def alternative_values(state: State, alternatives: list[str]) -> dict[str, set[float]]:
+    """The numbers the judge quoted for each alternative from Highly Relevant documents."""
+    found: dict[str, set[float]] = {a: set() for a in alternatives}
+    for judgment in latest_judgments(state).values():
+        number = value(judgment["evidence"]) if judgment["label"] == "highly_relevant" else None
+        parts = judgment["aligned_components"]
+        if number is not None and len(parts) == 1 and parts[0] in found:
+            found[parts[0]].add(number)
+    return found
 
 
 def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
@@ -177,24 +215,20 @@ def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -
     """The draft's conclusion, when the judge's quoted values favour another alternative.
 
     The values are the numbers the judge quoted from the Highly Relevant documents that
-    answer for each alternative (`core.comparison`); an alternative with no such value,
-    or with two different ones, leaves the comparison to the LLM verifier (None).
+    answer for each alternative (`core.comparison`). An alternative may have several
+    (a page's founding year and, from another chunk, a year something else happened):
+    the check holds only when every choice of one value per alternative favours the
+    same alternative. Otherwise, or with an alternative without a value, the LLM
+    verifier alone decides (None).
     """
     if not alternatives:
         return None
-    found: dict[str, set[float]] = {}
-    for judgment in latest_judgments(state).values():
-        number = value(judgment["evidence"]) if judgment["label"] == "highly_relevant" else None
-        if number is not None and len(judgment["aligned_components"]) == 1:
-            found.setdefault(judgment["aligned_components"][0], set()).add(number)
-    values = {a: next(iter(found[a])) for a in alternatives if len(found.get(a, ())) == 1}
-    if len(values) < len(alternatives):
-        return None
-    expected = favoured(state["question"], values)
+    found = alternative_values(state, alternatives)
+    expected = favoured_by_all(state["question"], found)
     answered = concluded(draft, alternatives)
     if expected is None or answered is None or answered == expected:
         return None
-    given = ", ".join(f"{a}: {v:g}" for a, v in values.items())
+    given = "; ".join(f"{a}: {', '.join(f'{v:g}' for v in sorted(found[a]))}" for a in alternatives)
     return f"the answer says {answered}, but the documents give {given}, which favours {expected}"
 
 

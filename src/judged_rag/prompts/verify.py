@@ -20,3 +20,7 @@ SYSTEM_COMBINED = (
     '"unsupported_claims" (a list of strings).'
 )
 USER = "{documents}Question: {question}\nAnswer: {answer}"
+
+CONCLUSION = "By these figures: {choice}."
+"""The line `verify` adds to an accepted comparison that gives each side's figure but
+never says which one the question asks for (the choice the judge's quoted values make)."""
