@@ -328,3 +328,28 @@ def test_an_answer_giving_only_the_figures_gets_the_choice_they_make() -> None:
     assert out["answer"] == facts + "\n" + verify_prompt.CONCLUSION.format(choice="Talvik Freight")
     assert [c["doc_id"] for c in out["citations"]] == ["orkmere", "talvik"]
     assert not out["abstained"]
+
+
+def test_the_most_confident_quote_gives_a_sides_value() -> None:
+    # Another chunk of Talvik Freight's page gave a later year, less surely: the check
+    # reads 1961, the quote the judge was surest of, and still catches the wrong choice.
+    later = doc("talvik-ceo", "Talvik Freight\nIn 2009 Ama Lind became its chief executive.")
+    wrong = (
+        "Orkmere Marine was founded in 1987 [1]. Talvik Freight was founded in 1961 [2]. "
+        "Orkmere Marine was founded first."
+    )
+    parts = Components(
+        chat_model=generator(wrong, DRAFT),
+        judge_model=judge_model(
+            quote("1987", **{"198": 0.95, "NONE": 0.05}),
+            quote("1961", **{"196": 0.95, "NONE": 0.05}),
+            quote("2009", **{"200": 0.88, "NONE": 0.12}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([ORKMERE, TALVIK, later]),
+    )
+    out = run(parts, PromptRecorder())
+    assert events(out, "judge", "judged")[2]["label"] == "highly_relevant"
+    [contradicted] = events(out, "verify", "comparison")
+    assert "Talvik Freight: 1961," in contradicted["contradicted"]
+    assert out["answer"] == DRAFT
