@@ -353,3 +353,21 @@ def test_the_most_confident_quote_gives_a_sides_value() -> None:
     [contradicted] = events(out, "verify", "comparison")
     assert "Talvik Freight: 1961," in contradicted["contradicted"]
     assert out["answer"] == DRAFT
+
+
+def test_an_answer_whose_figures_are_not_the_judges_gets_no_choice_added() -> None:
+    # The draft gives both sides the same invented figure: the judge's quotes decide
+    # nothing about it, so nothing is added (the verifier's acceptance stands as is).
+    same = "Orkmere Marine was founded in 1961 [1]. Talvik Freight was founded in 1961 [2]."
+    parts = Components(
+        chat_model=generator(same),
+        judge_model=judge_model(
+            quote("1987", **{"198": 0.95, "NONE": 0.05}),
+            quote("1961", **{"196": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([ORKMERE, TALVIK]),
+    )
+    out = run(parts, PromptRecorder())
+    assert not events(out, "verify", "concluded")
+    assert out["answer"] == same

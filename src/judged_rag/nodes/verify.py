@@ -32,10 +32,10 @@ from judged_rag.core.citations import (
     repair_citations,
     without_citations,
 )
-from judged_rag.core.comparison import concluded, favoured_by_all, value
+from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
-from judged_rag.core.quotes import grounded, words
+from judged_rag.core.quotes import grounded, names_subject, words
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
@@ -153,13 +153,18 @@ def _concluded(
 ) -> dict[str, Any]:
     """The choice the judge's values make, added to a comparison that never chooses.
 
-    An accepted answer that states each side's figure but never says which alternative
-    the question asks for gets that choice as its last line (recorded). Empty when the
-    draft concludes itself or the values do not decide.
+    An accepted answer that states each side's figure, the one the judge quoted, but
+    never says which alternative the question asks for gets that choice as its last
+    line (recorded). Empty when the draft concludes itself, when a side's figure in the
+    draft is not the judge's ("both reported 20 million euros"), or when the values do
+    not decide.
     """
     if concluded(draft, alternatives) is not None:
         return {}
-    expected = favoured_by_all(state["question"], alternative_values(state, alternatives))
+    values = alternative_values(state, alternatives)
+    if not all(restates(draft, a, values[a]) for a in alternatives):
+        return {}  # the answer's own figures are not the judge's: their choice is not its
+    expected = favoured_by_all(state["question"], values)
     if expected is None:
         return {}
     completed = f"{draft.rstrip()}\n{prompt.CONCLUSION.format(choice=expected)}"
@@ -170,6 +175,16 @@ def _concluded(
         "answer": completed,
         "citations": citations_for(completed, knowledge),
     }
+
+
+def restates(draft: str, alternative: str, values: set[float]) -> bool:
+    """Whether a sentence of the draft naming the alternative states one of its values."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", without_citations(draft)):
+        if names_subject(alternative, sentence):
+            stated = {value(n) for n in NUMBER.findall(sentence)}
+            if stated & values:
+                return True
+    return False
 
 
 def alternative_values(state: State, alternatives: list[str]) -> dict[str, set[float]]:
