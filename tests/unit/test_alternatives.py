@@ -330,28 +330,25 @@ def test_an_answer_giving_only_the_figures_gets_the_choice_they_make() -> None:
     assert not out["abstained"]
 
 
-def test_the_most_confident_quote_gives_a_sides_value() -> None:
-    # Another chunk of Talvik Freight's page gave a later year, less surely: the check
-    # reads 1961, the quote the judge was surest of, and still catches the wrong choice.
+def test_disagreeing_figures_for_one_side_leave_the_choice_to_the_verifier() -> None:
+    # Another chunk of Talvik Freight's page gave a later year, so the figures no longer
+    # decide (1961 favours Talvik Freight, 2009 Orkmere Marine): the check stands down
+    # rather than overturn an answer on a figure that may be about something else.
     later = doc("talvik-ceo", "Talvik Freight\nIn 2009 Ama Lind became its chief executive.")
-    wrong = (
-        "Orkmere Marine was founded in 1987 [1]. Talvik Freight was founded in 1961 [2]. "
-        "Orkmere Marine was founded first."
-    )
     parts = Components(
-        chat_model=generator(wrong, DRAFT),
+        chat_model=generator(DRAFT),
         judge_model=judge_model(
             quote("1987", **{"198": 0.95, "NONE": 0.05}),
             quote("1961", **{"196": 0.95, "NONE": 0.05}),
-            quote("2009", **{"200": 0.88, "NONE": 0.12}),
+            quote("2009", **{"200": 0.97, "NONE": 0.03}),
             verdict(),
         ),
         retriever=scripted_retriever([ORKMERE, TALVIK, later]),
     )
     out = run(parts, PromptRecorder())
     assert events(out, "judge", "judged")[2]["label"] == "highly_relevant"
-    [contradicted] = events(out, "verify", "comparison")
-    assert "Talvik Freight: 1961," in contradicted["contradicted"]
+    assert not events(out, "verify", "comparison")
+    assert events(out, "verify", "checked")[0]["supported"] is True  # the LLM's reading
     assert out["answer"] == DRAFT
 
 

@@ -188,26 +188,20 @@ def restates(draft: str, alternative: str, values: set[float]) -> bool:
 
 
 def alternative_values(state: State, alternatives: list[str]) -> dict[str, set[float]]:
-    """Each alternative's value: the number its most confident Highly Relevant quote holds.
+    """The numbers the judge quoted for each alternative from Highly Relevant documents.
 
-    A page's other chunks also give numbers (the year a chief executive took over), with
-    less confidence: on the organisations' comparisons, 1 - P(NONE) had a median of 0.97
-    for the compared value and 0.87 for another number (BENCHMARKS.md, "Questions with
-    alternatives"). Quotes tied for the highest confidence all count.
+    All of them: a page's other chunks also give numbers (the year a chief executive
+    took over), sometimes more confidently than the compared value (Veskgarth Railway
+    Works: 2015 at 0.88, its founding year 1929 at 0.81), so the check acts only when
+    every choice of one value per side agrees (`core.comparison.favoured_by_all`).
     """
-    best: dict[str, tuple[float, set[float]]] = {}
+    found: dict[str, set[float]] = {a: set() for a in alternatives}
     for judgment in latest_judgments(state).values():
         number = value(judgment["evidence"]) if judgment["label"] == "highly_relevant" else None
         parts = judgment["aligned_components"]
-        if number is None or len(parts) != 1 or parts[0] not in alternatives:
-            continue
-        sure = float(judgment.get("p_highly") or 0.0)
-        held = best.get(parts[0])
-        if held is None or sure > held[0]:
-            best[parts[0]] = (sure, {number})
-        elif sure == held[0]:
-            held[1].add(number)
-    return {a: best[a][1] if a in best else set() for a in alternatives}
+        if number is not None and len(parts) == 1 and parts[0] in found:
+            found[parts[0]].add(number)
+    return found
 
 
 def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
@@ -241,11 +235,11 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
 def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -> str | None:
     """The draft's conclusion, when the judge's quoted values favour another alternative.
 
-    The values are the numbers the judge quoted most confidently for each alternative
-    from Highly Relevant documents (`alternative_values`); with several equally
-    confident ones, the check holds only when every choice of one value per alternative
-    favours the same alternative (`core.comparison.favoured_by_all`). Otherwise, or with
-    an alternative without a value, the LLM verifier alone decides (None).
+    The values are the numbers the judge quoted for each alternative from Highly
+    Relevant documents (`alternative_values`); the check holds only when every choice
+    of one value per alternative favours the same alternative
+    (`core.comparison.favoured_by_all`). Otherwise, or with an alternative without a
+    value, the LLM verifier alone decides (None).
     """
     if not alternatives:
         return None
