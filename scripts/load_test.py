@@ -20,11 +20,16 @@ Models:
 - `local:NAME` (e.g. `local:qwen2.5-coder-0.5b`): the real graph and local model with the
   `--preset` (default fast) on the sample knowledge base. Slow: keep it small
   (`--requests 8 --concurrency 4`). An answer is expected to be well-formed; whether it
-  names the expected fact is reported, not enforced.
+  names the expected fact is reported, not enforced. `--questions readme` asks the
+  README's four sample questions instead of the mathematics ones; the warm-up question is
+  in neither set, and each request's question, answer, seconds and LLM calls are kept in
+  the report (`per_question`).
 
     python scripts/load_test.py --json runs/load.json                 # 200 at 20, both
     python scripts/load_test.py --target langserve --requests 40 --concurrency 10
     python scripts/load_test.py --model local:qwen2.5-coder-0.5b --requests 8 --concurrency 4
+    python scripts/load_test.py --model local:qwen2.5-coder-1.5b --preset default \
+        --questions readme --requests 8 --concurrency 1 --warmup 1   # one at a time
 
 Exit status 0 when every request succeeded, 1 otherwise.
 """
@@ -76,6 +81,18 @@ LOCAL_QUESTIONS: list[tuple[str, str]] = [
     ("Who is known as the father of geometry?", "euclid"),
     ("What is the ratio of a circle's circumference to its diameter called?", "pi"),
 ]
+# The README's four sample questions: in the knowledge base, sent to the model by the gate
+# (twice), and one nothing answers (its expected word is the abstention's).
+README_QUESTIONS: list[tuple[str, str]] = [
+    ("Who proved Fermat's Last Theorem?", "wiles"),
+    ("Who painted the Mona Lisa?", "leonardo"),
+    ("Which country has the largest population?", "china"),
+    ("Who proved the Zorvath extension of Fermat's Last Theorem in 1987?", "unknown"),
+]
+QUESTION_SETS = {"sample": LOCAL_QUESTIONS, "readme": README_QUESTIONS}
+# Warm-up for a real model: a question outside both sets, so that llama.cpp's prompt cache
+# holds the shared instructions but none of the measured questions' own prompts.
+WARMUP_QUESTION = "What is a prime number?"
 
 Call = Callable[[int], Awaitable[dict[str, Any]]]
 
@@ -89,6 +106,10 @@ class Outcome:
     seconds: float | None = None
     error: str | None = None
     keyword_hit: bool | None = None
+    question: str | None = None
+    answer: str | None = None
+    llm_calls: int | None = None
+    llm_rounds: int | None = None
 
 
 @dataclass
@@ -118,6 +139,7 @@ class Report:
     server_processes: int = 0
     server_cpu_s: float = 0.0
     keyword_hits: int | None = None
+    per_question: list[dict[str, Any]] = field(default_factory=list)
     server_side: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     loadavg_before: str = ""
@@ -270,7 +292,10 @@ def question(i: int, args: argparse.Namespace) -> str:
     """The i-th question; fake-model questions carry a tag the answer must repeat."""
     if args.model == "fake":
         return f"What is the capital of France? (q-{i:04d})"
-    return LOCAL_QUESTIONS[i % len(LOCAL_QUESTIONS)][0]
+    if i >= args.requests:
+        return WARMUP_QUESTION
+    questions = QUESTION_SETS[args.questions]
+    return questions[i % len(questions)][0]
 
 
 def check(i: int, out: dict[str, Any], args: argparse.Namespace, outcome: Outcome) -> None:
@@ -285,7 +310,11 @@ def check(i: int, out: dict[str, Any], args: argparse.Namespace, outcome: Outcom
         )
     else:
         good = isinstance(answer, str) and bool(answer.strip()) and "cost" in out
-        keyword = LOCAL_QUESTIONS[i % len(LOCAL_QUESTIONS)][1]
+        questions = QUESTION_SETS[args.questions]
+        outcome.question, keyword = questions[i % len(questions)]
+        outcome.answer = str(answer)[:300]
+        cost = out.get("cost") or {}
+        outcome.llm_calls, outcome.llm_rounds = cost.get("llm_calls"), cost.get("llm_rounds")
         outcome.keyword_hit = isinstance(answer, str) and bool(
             re.search(rf"\b{re.escape(keyword)}\b", answer, re.IGNORECASE)
         )
@@ -417,6 +446,8 @@ def summarise(report: Report, outcomes: list[Outcome], wall: float) -> None:
     report.throughput_rps = report.succeeded / wall if wall > 0 else 0.0
     hits = [o.keyword_hit for o in outcomes if o.keyword_hit is not None]
     report.keyword_hits = sum(hits) if hits else None
+    if report.model != "fake":  # a handful of requests: each one's figures are worth keeping
+        report.per_question = [asdict(o) for o in outcomes]
 
 
 def run_target(target: str, args: argparse.Namespace, work: Path) -> Report:
@@ -434,6 +465,7 @@ def run_target(target: str, args: argparse.Namespace, work: Path) -> Report:
             "run_threads": args.run_threads if target == "langserve" else None,
             "timeout_s": args.timeout,
             "preset": args.preset if args.model != "fake" else None,
+            "questions": args.questions if args.model != "fake" else None,
         },
     )
     server_cm = langgraph_server if target == "langgraph" else langserve_server
@@ -510,6 +542,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--latency", type=float, default=0.2, help="seconds per fake model call")
     p.add_argument("--preset", default="fast", help="preset for a real model")
+    p.add_argument(
+        "--questions",
+        choices=sorted(QUESTION_SETS),
+        default="sample",
+        help="a real model's questions: sample (mathematics) or readme (the README's four)",
+    )
     p.add_argument("--stateless", action="store_true", help="LangGraph: stateless runs")
     p.add_argument("--n-jobs-per-worker", type=int, help="LangGraph: passed to `langgraph dev`")
     p.add_argument("--run-threads", type=int, help="LangServe: passed to `judged-rag serve`")

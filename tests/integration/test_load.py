@@ -75,3 +75,20 @@ def test_a_wrong_answer_is_counted_as_wrong_not_as_success() -> None:
     crossed = {**good, "answer": "The answer to q-0004 is q-0004-ok [1].", "citations": []}
     script.check(3, crossed, args, outcome)
     assert outcome.status == "wrong"
+
+
+def test_real_model_questions_cycle_through_their_set_and_warm_up_outside_it() -> None:
+    script = load_script()
+    args = script.parse_args(["--model", "local:x", "--questions", "readme", "--requests", "8"])
+    asked = [script.question(i, args) for i in range(8)]
+    readme = [q for q, _ in script.README_QUESTIONS]
+    assert asked == readme + readme
+    warmup = script.question(8, args)  # run_target numbers the warm-up after the requests
+    assert warmup == script.WARMUP_QUESTION and warmup not in readme
+
+    outcome = script.Outcome(3)
+    script.check(
+        3, {"answer": "Unknown", "cost": {"llm_calls": 16, "llm_rounds": 8}}, args, outcome
+    )
+    assert (outcome.status, outcome.keyword_hit) == ("ok", True)
+    assert (outcome.question, outcome.llm_calls, outcome.llm_rounds) == (readme[3], 16, 8)
