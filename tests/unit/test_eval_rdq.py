@@ -30,6 +30,7 @@ from judged_rag.evaluation.rdq import (
     QuestionSet,
     RdqError,
     Row,
+    _Bm25,
     build_dataset,
     derive_question_set,
     headline_rows,
@@ -487,6 +488,18 @@ def test_states_answer_finds_years_inside_ranges() -> None:
     assert not states_answer("born 19234", "1923")
     assert states_answer("The capital is Paris.", "paris")
     assert not states_answer("Parisian food", "Paris")
+
+
+def test_bm25_ranks_by_okapi_weight_with_ties_by_position() -> None:
+    # N = 5, average length 2.2; idf(apple) = idf(banana) = ln(1 + 2.5 / 3.5) = 0.539.
+    # "apple banana" (length 2): 2 x 0.539 x 2.5 / (1 + 1.398) = 1.124;
+    # "apple apple cherry" (tf 2, length 3): 0.539 x 2 x 2.5 / (2 + 1.909) = 0.689;
+    # "banana cherry date" (length 3): 0.539 x 2.5 / (1 + 1.909) = 0.463; "zebra": no shared term.
+    texts = ["apple banana", "apple apple cherry", "banana cherry date", "zebra", "apple banana"]
+    bm25 = _Bm25(texts)
+    assert bm25.top("banana apple", 10) == [0, 4, 1, 2]
+    assert bm25.top("banana apple", 2) == [0, 4]
+    assert bm25.top("unknown words", 10) == [] and bm25.top("apple", 0) == []
 
 
 # --------------------------------------------------------------------------- the real set

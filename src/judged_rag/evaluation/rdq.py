@@ -84,7 +84,6 @@ import hashlib
 import importlib.metadata
 import json
 import logging
-import math
 import random
 import re
 from collections import Counter
@@ -635,31 +634,31 @@ def _terms(text: str) -> list[str]:
 
 
 class _Bm25:
-    """Okapi BM25 over a fixed list of texts (k1 1.5, b 0.75); ties broken by position."""
+    """BM25 over a fixed list of texts, by bm25s (Lucene's variant, k1 1.5, b 0.75).
+
+    Lucene's term weight is Okapi's divided by (k1 + 1), so the ranking is Okapi BM25's.
+    Ties are broken by position, so the distractors a seed picks do not depend on how the
+    library orders equal scores.
+    """
 
     def __init__(self, texts: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
-        counts = [Counter(_terms(t)) for t in texts]
-        lengths = [sum(c.values()) for c in counts]
-        average = (sum(lengths) / len(lengths)) if lengths else 1.0
-        frequency: Counter[str] = Counter()
-        for c in counts:
-            frequency.update(c.keys())
-        n = len(texts)
-        self._postings: dict[str, list[tuple[int, float]]] = {}
-        for position, c in enumerate(counts):
-            norm = k1 * (1 - b + b * lengths[position] / (average or 1.0))
-            for term, tf in c.items():
-                idf = math.log(1 + (n - frequency[term] + 0.5) / (frequency[term] + 0.5))
-                weight = idf * tf * (k1 + 1) / (tf + norm)
-                self._postings.setdefault(term, []).append((position, weight))
+        import bm25s
+
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(term, len(vocab)) for term in _terms(t)] for t in texts]
+        self._vocab = dict(vocab)
+        self._bm25 = bm25s.BM25(method="lucene", k1=k1, b=b)
+        self._bm25.index((ids, vocab), show_progress=False)
 
     def top(self, query: str, k: int) -> list[int]:
         """Positions of the `k` best texts for `query` (those sharing a term with it)."""
-        scores: dict[int, float] = {}
-        for term in set(_terms(query)):
-            for position, weight in self._postings.get(term, ()):
-                scores[position] = scores.get(position, 0.0) + weight
-        return sorted(scores, key=lambda p: (-round(scores[p], 9), p))[:k]
+        ids = sorted({self._vocab[t] for t in _terms(query) if t in self._vocab})
+        if not ids or k < 1:
+            return []
+        scores = np.asarray(self._bm25.get_scores(ids), dtype=np.float64)
+        matched = np.flatnonzero(scores > 0)
+        order = np.lexsort((matched, -scores[matched]))  # score descending, then position
+        return [int(i) for i in matched[order][:k]]
 
 
 class _Ranker:
