@@ -317,7 +317,8 @@ class Configuration:
         True,
         "Extracting judge: a quote is evidence only from a document that names one of the "
         "names the question asks about (its runs of capitalised words) in full, a typo "
-        "aside, and a document about another subject is Not Relevant; web search: a result "
+        "aside, and a document about another subject is Not Relevant without an LLM call; "
+        "web search: a result "
         "that does not name it is dropped; SRA: no answer from the model alone when the "
         "knowledge base names only similar subjects; off: any quote found in the document "
         "counts and every web result is kept.",

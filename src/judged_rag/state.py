@@ -69,9 +69,10 @@ class Judgment(TypedDict):
     alignment_ratio: float
     composite_score: float
     """SRA composite score S = alpha * similarity + beta * reliability."""
-    by: Literal["llm", "prefilter", "fallback", "unjudged"]
-    """Who decided: the LLM, the score pre-filter, the recorded safe default, or nobody
-    (setting `judge="off"`)."""
+    by: Literal["llm", "prefilter", "subject_check", "fallback", "unjudged"]
+    """Who decided: the LLM, the score pre-filter, the subject check (the extracting judge's
+    verdict on a document that does not name the question's subject, made without a call),
+    the recorded safe default, or nobody (setting `judge="off"`)."""
     iteration: int
     p_highly: NotRequired[float | None]
     """The LLM's probability that the document states the answer, when it gave one:

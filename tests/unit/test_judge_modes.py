@@ -282,18 +282,19 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
     other = doc("other", "Lufen Neineri (1880–1959) was a painter.", similarity=0.6)
     parts = Components(
         chat_model=generator("Vosk Tarren died in 1950 [1]."),
-        judge_model=judge_model(
-            quote("1950", **{"195": 0.95, "NONE": 0.05}),
-            quote("1959", **{"195": 0.95, "NONE": 0.05}),  # the distractor's year
-            verdict(),
-        ),
+        # One extraction: the other person's page is not sent to the model.
+        judge_model=judge_model(quote("1950", **{"195": 0.95, "NONE": 0.05})),
         retriever=scripted_retriever([own, other]),
     )
     out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
     labels = judged(out)
     assert labels["own"]["label"] == "highly_relevant" and labels["own"]["evidence"] == "1950"
     assert labels["other"]["label"] == "not_relevant"  # about someone else
-    assert labels["other"]["p_highly"] == 0.0 and labels["other"]["evidence"] == ""
+    assert labels["other"]["by"] == "subject_check" and labels["other"]["evidence"] == ""
+    # p 0 and the score a quote from it would get: 0.5 * 0 + 0.5 * 0.6.
+    assert labels["other"]["p_highly"] == 0.0 and labels["other"]["judge_score"] == 0.3
+    # The extraction, C_M and the answer (which restates the quote: no verifier call).
+    assert out["cost"]["llm_calls"] == 3 and out["answer"] == "Vosk Tarren died in 1950 [1]."
     # Off, any quote found in the document counts again (0.5 * 0.95 + 0.5 * 0.6).
     parts = Components(
         chat_model=generator("Vosk Tarren died in 1950 [1]."),
@@ -308,6 +309,28 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
         parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=False
     )
     assert judged(out)["other"]["label"] == "highly_relevant"
+
+
+def test_pages_all_about_other_people_cost_no_judge_call() -> None:
+    question = "In what year did Vosk Tarren die?"
+    others = [
+        doc("a", "Lufen Neineri (1880–1959) was a painter.", similarity=0.6),
+        doc("b", "Maro Keltin (1870–1940) was a sculptor.", similarity=0.5),
+    ]
+    parts = Components(
+        chat_model=generator("Vosk Tarren died in 1959."),  # never asked
+        judge_model=judge_model(knows="B"),  # C_M: the model does not know it
+        retriever=scripted_retriever(others),
+    )
+    out = run(
+        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, web_search="none"
+    )
+    assert {d["by"] for d in judged(out).values()} == {"subject_check"}
+    assessed = next(e["detail"] for e in out["trace"] if e["event"] == "assessed")
+    assert assessed["judged_by_llm"] == 0 and assessed["counts"]["not_relevant"] == 2
+    # C_M is the only call and the only round; no generation without trusted knowledge.
+    assert out["cost"]["llm_calls"] == 1 and out["cost"]["llm_rounds"] == 1
+    assert out["answer"] == "Unknown" and out["reason"] == "no_trusted_source"
 
 
 def test_reading_an_extraction() -> None:
@@ -502,18 +525,17 @@ def test_a_sibling_organisations_page_is_no_evidence() -> None:
     own = doc("own", "Iskmere Shipyards builds ferries and tugs.", similarity=0.6)
     parts = Components(
         chat_model=generator("Unknown"),
-        judge_model=judge_model(
-            quote("634 million", **{"634": 0.95, "NONE": 0.05}),  # the sibling's figure
-            quote("NONE", **{"NONE": 0.9, "Is": 0.1}),
-            verdict(),
-        ),
+        # One extraction, for its own page: the sibling's page (and its figure) is not asked.
+        judge_model=judge_model(quote("NONE", **{"NONE": 0.9, "Is": 0.1})),
         retriever=scripted_retriever([sibling, own]),
     )
     out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
     labels = judged(out)
-    # Half of the name ("Iskmere") is not the subject: the quote is not evidence.
+    # Half of the name ("Iskmere") is not the subject: nothing on that page is evidence.
     assert labels["sibling"]["p_highly"] == 0.0 and labels["sibling"]["evidence"] == ""
     assert labels["sibling"]["label"] == "not_relevant"
+    assert labels["sibling"]["by"] == "subject_check" and labels["own"]["by"] == "llm"
+    assert labels["own"]["label"] == "not_relevant"  # it said NONE
 
 
 @pytest.mark.parametrize(

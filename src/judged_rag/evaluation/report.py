@@ -167,6 +167,7 @@ def summarize_judge(records: Sequence[Mapping[str, Any]]) -> Summary:
             "by": by,
             "llm_calls": int(sum(int(r.get("llm_calls", 0)) for r in ok)),
             "llm_calls_saved_by_prefilter": by.get("prefilter", 0),
+            "llm_calls_saved_by_subject_check": by.get("subject_check", 0),
             "ms_per_question": round(mean(float(r.get("ms", 0.0)) for r in ok), 1),
         }
         for key in ("p_highly", "judge_score", "similarity"):
@@ -781,6 +782,7 @@ def _judge_md(data: Summary) -> list[str]:
         "F1 (answer)",
         "LLM calls",
         "saved by pre-filter",
+        "saved by subject check",
         "fallbacks",
         "errors",
     ]
@@ -793,6 +795,7 @@ def _judge_md(data: Summary) -> list[str]:
             *_pr(v["answer_bearing"]),
             str(v["llm_calls"]),
             str(v["llm_calls_saved_by_prefilter"]),
+            str(v.get("llm_calls_saved_by_subject_check", 0)),
             str(v["by"].get("fallback", 0)),
             str(v["errors"]),
         ]

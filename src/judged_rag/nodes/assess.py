@@ -38,6 +38,8 @@ from judged_rag.schemas import SupportCheck
 from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
 
 STALL_MARGIN = 0.05
+LLM_FREE = ("prefilter", "subject_check", "unjudged")
+"""Who decides a judgment without an LLM call (`Judgment.by`): no judge round for them."""
 """How much a round must raise the best document score to count as progress: a better
 label always does (it adds 1); among documents of one label, scores a few hundredths
 apart are the judge's noise, not a document that is closer to the answer."""
@@ -98,7 +100,7 @@ def assess(
     batch = [j for j in this_round if j["doc_id"] in pending_ids]
     judged_now = {j["doc_id"] for j in batch}
     still_pending = [i for i in pending if i not in judged_now]
-    by_llm = [j for j in batch if j["by"] not in ("prefilter", "unjudged")]
+    by_llm = [j for j in batch if j["by"] not in LLM_FREE]
     llm_judged = len(by_llm)
     # One call per document, except the list judge's: one per window.
     windows = {j["window"] for j in by_llm if "window" in j}

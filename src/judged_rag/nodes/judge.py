@@ -134,6 +134,11 @@ def judge(
         judged = _from_letter(base, letter.value, cfg, doc["similarity"])
         return _written(judged, cfg, letter.cost, letter.events)
     alternatives = compared(task["question"]) if cfg.splits_alternatives else []
+    coverage = subject_coverage(task["question"], doc["title"], doc["content"])
+    if cfg.subject_check and not named(coverage):
+        # About another subject (another person, a namesake, a sibling company): nothing
+        # copied from it can be evidence, so the model is not asked.
+        return _written(_off_subject(base, doc, cfg, coverage), cfg)
     focus = alternative_named(alternatives, doc)
     asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
     with deps.components.judge_slots(cfg.judge_concurrency):
@@ -143,9 +148,7 @@ def judge(
             default=FALLBACK.model_dump(),
             count_round=False,  # the join counts the rounds of the whole fan-out
         )
-    judged = _from_extraction(
-        base, found.value, doc, cfg, question=task["question"], alternatives=alternatives
-    )
+    judged = _from_extraction(base, found.value, doc, cfg, alternatives=alternatives)
     if alternatives:
         judged = _for_alternative(judged, alternatives, focus)
     return _written(judged, cfg, found.cost, found.events)
@@ -621,13 +624,30 @@ def extraction_label(found: Extraction, in_document: bool, score: float, thresho
     return "not_relevant" if found.none else "somewhat_relevant"
 
 
+def _off_subject(
+    base: dict[str, Any], doc: Doc, cfg: Configuration, coverage: float | None
+) -> Judgment:
+    """The extracting judge's verdict on a document about another subject, without a call.
+
+    A year copied from another person's page is in that page but not about the question's
+    subject, so the subject check makes any quote from it worthless: RJAG's Not Relevant
+    (so that it does not reach the generator as Somewhat Relevant knowledge either), with
+    the probability 0 and the score that a quote from it would have been given.
+    """
+    share = f"{coverage:.0%}" if coverage is not None else "none"
+    reason = f"the document names {share} of the question's subject: not about it (no LLM call)"
+    judgment = _unaligned(base, "not_relevant", reason, by="subject_check")
+    judgment["p_highly"] = 0.0
+    judgment["judge_score"] = judge_score(0.0, doc["similarity"], cfg.judge_similarity_weight)
+    return judgment
+
+
 def _from_extraction(
     base: dict[str, Any],
     found: Extraction | None,
     doc: Doc,
     cfg: Configuration,
     *,
-    question: str,
     alternatives: Sequence[str] = (),
 ) -> Judgment:
     if found is None:
@@ -637,10 +657,7 @@ def _from_extraction(
     # from its own page): it decides nothing, whatever the model's confidence.
     name_only = in_document and bool(alternatives) and not substantive(found.text, alternatives)
     in_document = in_document and not name_only
-    # A year copied from another person's page is in that page, but not about the subject.
-    coverage = subject_coverage(question, doc["title"], doc["content"])
-    off_subject = cfg.subject_check and not named(coverage)
-    if not in_document or off_subject:
+    if not in_document:
         p = 0.0
     elif found.p_none is None:
         p = 1.0  # no probabilities from the backend: the quote alone decides
@@ -648,26 +665,17 @@ def _from_extraction(
         p = round(1.0 - found.p_none, 4)
     score = judge_score(p, doc["similarity"], cfg.judge_similarity_weight)
     label = extraction_label(found, in_document, score, cfg.judge_cutoff)
-    if off_subject:
-        # About another subject (a namesake, a sibling company): RJAG's Not Relevant, so
-        # that it does not reach the generator as Somewhat Relevant knowledge either.
-        label = "not_relevant"
     if found.none:
         reason = "the judge found no answer in the document"
     elif name_only:
         reason = "the judge copied only a name from the question: no evidence"
-    elif in_document and off_subject:
-        reason = (
-            f"answer quoted from a document that names {coverage:.0%} of the question's "
-            "names: not evidence about its subject"
-        )
     elif in_document:
         reason = f"answer quoted from the document, score {score}"
     else:
         reason = "the judge's answer is not in the document"
     reason += f", P(NONE)={found.p_none}" if found.p_none is not None else ""
     judgment = _unaligned(base, label, reason, by="llm")
-    judgment["evidence"] = found.text[:300] if in_document and not off_subject else ""
+    judgment["evidence"] = found.text[:300] if in_document else ""
     judgment["p_highly"] = p
     judgment["judge_score"] = score
     return judgment
