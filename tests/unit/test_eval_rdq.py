@@ -18,7 +18,7 @@ from judged_rag.evaluation.data import (
     load_user_items,
     require,
 )
-from judged_rag.evaluation.metrics import normalize_answer
+from judged_rag.evaluation.metrics import normalize_answer, states_answer
 from judged_rag.evaluation.rdq import (
     CONTEXTS_FILE,
     CORPUS_DIR,
@@ -41,7 +41,6 @@ from judged_rag.evaluation.rdq import (
     selection_items,
     selection_record,
     shipped_selection,
-    states_answer,
     write_dataset,
 )
 from judged_rag.evaluation.renaming import (

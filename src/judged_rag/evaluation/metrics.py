@@ -53,6 +53,18 @@ def contains_normalized(haystack: str, needle: str) -> bool:
     return bool(want) and f" {want} " in f" {normalize_answer(haystack)} "
 
 
+def states_answer(text: str, answer: str) -> bool:
+    """Whether `text` states `answer`: normalised containment, or a number between non-digits.
+
+    The second test is needed because normalisation deletes the dash of a range:
+    "(1923–1953)" becomes the one token "19231953", where containment finds no 1923.
+    """
+    if contains_normalized(text, answer):
+        return True
+    bare = answer.strip()
+    return bare.isdigit() and re.search(rf"(?<!\d){re.escape(bare)}(?!\d)", text) is not None
+
+
 def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
     """Normalised containment: some gold answer occurs in the prediction."""
     text = strip_citations(prediction)

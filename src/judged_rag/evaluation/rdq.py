@@ -105,7 +105,7 @@ from judged_rag.evaluation.data import (
     derive_suites,
     load_corpus,
 )
-from judged_rag.evaluation.metrics import contains_normalized, normalize_title
+from judged_rag.evaluation.metrics import normalize_title, states_answer
 from judged_rag.evaluation.renaming import (
     NameForge,
     Renaming,
@@ -708,18 +708,6 @@ class _Ranker:
             chosen, key=lambda p: (-round(float(self._vectors[p.id] @ target), 6), p.id)
         )
         return scored[:n]
-
-
-def states_answer(text: str, answer: str) -> bool:
-    """Whether `text` states `answer`: normalised containment, or a number between non-digits.
-
-    The second test is needed because normalisation deletes the dash of a range:
-    "(1923–1953)" becomes the one token "19231953", where containment finds no 1923.
-    """
-    if contains_normalized(text, answer):
-        return True
-    bare = answer.strip()
-    return bare.isdigit() and re.search(rf"(?<!\d){re.escape(bare)}(?!\d)", text) is not None
 
 
 def _doc(page: Page, role: Role) -> ContextDoc:

@@ -81,6 +81,7 @@ from judged_rag.evaluation.metrics import (
     is_abstention,
     normalize_title,
     percentiles,
+    states_answer,
     strip_citations,
 )
 from judged_rag.evaluation.noise import (
@@ -632,7 +633,7 @@ def _judge_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
                 "title": doc["title"],
                 "evidence": on_page,
                 "answer_bearing": on_page
-                and any(contains_normalized(doc["content"], a) for a in item.answers),
+                and any(states_answer(doc["content"], a) for a in item.answers),
                 **verdict,
             }
         )
