@@ -61,6 +61,23 @@ def test_items_to_abstain_from_and_forbidden_strings_are_read(tmp_path: Path) ->
         require([secret], "injection")
 
 
+def test_retrieval_and_judge_suites_leave_out_items_to_abstain_from(tmp_path: Path) -> None:
+    lines = [
+        {"id": "found", "question": "Capital of France?", "answer": "Paris", "evidence": "Paris"},
+        {"id": "ghost", "question": "When did Vosk Tarren die?", "abstain": True},
+    ]
+    items = load_user_items(write_lines(tmp_path / "d.jsonl", lines))
+    for suite in ("retrieval", "judge"):
+        assert [i.id for i in require(items, suite)] == ["found"]
+    assert [i.id for i in require(items, "e2e")] == ["found", "ghost"]
+    # An answerable item without evidence is still a mistake in the data.
+    bare = load_user_items(
+        write_lines(tmp_path / "f.jsonl", [{"question": "Capital of Spain?", "answer": "Madrid"}])
+    )
+    with pytest.raises(DataError, match="judge suite needs 'evidence'"):
+        require(bare, "judge")
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

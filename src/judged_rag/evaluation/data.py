@@ -672,12 +672,20 @@ def _user_item(record: Any, where: str, number: int, source: str) -> EvalItem:
 
 
 def require(items: Iterable[EvalItem], suite: str) -> list[EvalItem]:
-    """Check that the items carry what `suite` needs.
+    """The items `suite` measures, checked to carry what it needs.
+
+    Items to abstain from (no answer, no evidence) are left out of the retrieval and judge
+    suites, which measure finding and judging evidence: a data set that mixes them with
+    answerable items serves every suite.
 
     Raises:
-        DataError: Naming the first item that lacks it.
+        DataError: Naming the first item that lacks what the suite needs.
     """
-    out = list(items)
+    out = [
+        item
+        for item in items
+        if not (suite in ("retrieval", "judge") and item.must_abstain and not item.evidence)
+    ]
     for item in out:
         if suite in ("retrieval", "judge") and not item.evidence:
             raise DataError(f"the {suite} suite needs 'evidence' titles (item {item.id!r})")
