@@ -15,22 +15,34 @@ line per row, resumable (a rerun skips rows already written), deterministic by -
     PYTHONPATH=src python scripts/judge_calibration.py run --out OUT \
         [--model local:qwen2.5-coder-1.5b]
     PYTHONPATH=src python scripts/judge_calibration.py report --out OUT \
-        --suite-records RUN/results.jsonl [--system judge_extract]
+        --suite-records RUN/results.jsonl [--system judge_extract] [--data DATA --index DIR]
+
+RUN is a judge-suite run over the same index, e.g. (the suite needs `evidence` on every
+row, so RDQ's open rows only):
+
+    judged-rag eval --suite judge --data rdq-open.jsonl --index DIR \
+        --systems judge_extract --model local:qwen2.5-coder-1.5b --limit 40 --set top_k=5 --out RUN
 
 `pairs` samples n chunks as the index builder samples the gate's (`random.Random(seed)`
 over every chunk row, sorted; seed 0 is the gate's own seed), writes each pseudo-query
-with the builder's `_ask_pseudo_queries`, retrieves for it with the project's hybrid
-retriever (default fusion, top k), and writes OUT/pairs.jsonl: the pseudo-query, the
-positive chunk (with its cosine to the pseudo-query, computed as the retriever computes
-it, and its rank in the retrieved list if there) and the negative (the best-ranked chunk
-whose source file differs). `run` judges both sides of every pair with the judge suite's
-`judge_extract` system through the graph's judge node (as `_judge_one` in
-`judged_rag.evaluation.runner` does: judge auto -> extract for a bundled model,
-subject_check on) and appends OUT/judgments.jsonl. `report` picks thresholds from the
-calibration scores — (a) best F1, (b) the 5th and 10th percentiles of the positives
-(CAG's cut), (c) Youden's J — and prints precision / recall / F1 for answer-bearing
-chunks of the suite run at each of them, at the fixed 0.75 and at the best threshold in
-hindsight, with ROC AUC; a Markdown table on stdout and in OUT/report.md.
+with the builder's `_ask_pseudo_queries` (its prompt, one question per chunk), retrieves
+for it with the project's hybrid retriever (default fusion, top k), and writes
+OUT/pairs.jsonl: the pseudo-query, the positive chunk (its cosine to the pseudo-query as
+the retriever computes a result's, and its rank in the retrieved list) and the negative
+(the best-ranked chunk whose source document differs, with its retrieved cosine). `run`
+judges both sides of every pair with the judge suite's `judge_extract` system through
+the graph's judge node, as `_judge_one` in `judged_rag.evaluation.runner` does (the
+extracting judge, subject_check on), and appends OUT/judgments.jsonl. `report` picks
+thresholds from the calibration scores — (a) best F1, (b) the 5th and 10th percentiles
+of the positives' judge_score (CAG's cut; (b') the same over the positives the judge
+quoted, the only ones a threshold can keep), (c) Youden's J — and prints precision /
+recall / F1 for answer-bearing chunks of the suite run at each of them, at the fixed
+0.75 and at the best threshold in hindsight, with ROC AUC; a Markdown table on stdout
+and in OUT/report.md. Highly Relevant at t is the graph's label: a quote found in the
+chunk and judge_score >= t. With --data and --index it scores the suite again with
+answer-bearing read by `metrics.states_answer`, as the suite labels it since that
+function exists: records written before labelled by normalised containment alone, which
+misses a year inside a range such as "(1928–2025)".
 """
 
 from __future__ import annotations
@@ -38,7 +50,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -57,8 +68,6 @@ DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"
 BATCH = 4
 """Pseudo-queries asked per call of the builder's function (its own concurrency)."""
 SIDES = ("pos", "neg")
-DASHES = re.compile(r"[\u2010-\u2015\u2212-]")
-"""Hyphens, en and em dashes, minus: read as spaces by the dash-safe label."""
 
 
 # --------------------------------------------------------------------------- pairs
@@ -347,19 +356,19 @@ def suite_scores(records: Iterable[dict[str, Any]]) -> list[Scored]:
     ]
 
 
-def dash_safe_scores(
+def restated_scores(
     records: Iterable[dict[str, Any]], data: Path, index: Path
 ) -> tuple[list[Scored], int]:
-    """Every judged chunk with answer-bearing read again, a dash also splitting words.
+    """Every judged chunk, answer-bearing read again with `metrics.states_answer`.
 
-    The suite's label (`contains_normalized`) deletes punctuation, so "(1928–2025)"
-    becomes one token "19282025" and does not contain the gold "1928". Here a chunk is
-    answer-bearing when it is on the evidence page and contains a gold answer either as
-    the suite reads it or with every dash read as a space. Also returns how many chunks
-    changed label.
+    Records written before the suite used `states_answer` labelled with normalised
+    containment alone, which deletes the dash of a range: "(1928–2025)" becomes the one
+    token "19282025", where the gold "1928" is not found. Here a chunk is answer-bearing
+    when it is on the evidence page and states a gold answer as the suite now reads it.
+    Also returns how many chunks changed label.
     """
     from judged_rag.evaluation.data import load_user_items
-    from judged_rag.evaluation.metrics import contains_normalized
+    from judged_rag.evaluation.metrics import states_answer
     from judged_rag.indexing.store import IndexStore
 
     answers = {item.id: item.answers for item in load_user_items(data)}
@@ -369,11 +378,7 @@ def dash_safe_scores(
     for record in records:
         golds = answers[record["item_id"]]
         for d in record["docs"]:
-            text = texts[d["id"]]
-            split = DASHES.sub(" ", text)
-            bearing = bool(d["evidence"]) and any(
-                contains_normalized(text, a) or contains_normalized(split, a) for a in golds
-            )
+            bearing = bool(d["evidence"]) and any(states_answer(texts[d["id"]], a) for a in golds)
             changed += bearing != bool(d["answer_bearing"])
             scored.append(Scored(float(d["judge_score"] or 0.0), quoted(d), bearing))
     return scored, changed
@@ -395,6 +400,7 @@ def report(
         raise SystemExit(f"no {system} records in {suite_path}")
     meta = json.loads((out / META).read_text(encoding="utf-8"))
     positives = [x.score for x in calib if x.positive]
+    quoted_positives = [x.score for x in calib if x.positive and x.quoted]
     f1_cal, t_f1 = best_f1(calib)
     j, t_j = youden(calib)
     thresholds: list[tuple[str, float]] = [
@@ -404,6 +410,14 @@ def report(
         ("(b) 10th percentile of positives", float(np.percentile(positives, 10))),
         ("(c) Youden's J on calibration pairs", t_j),
     ]
+    if quoted_positives:  # the unquoted ones cannot be Highly Relevant at any threshold
+        thresholds[4:4] = [
+            (
+                f"(b') {q}th percentile of quoted positives",
+                float(np.percentile(quoted_positives, q)),
+            )
+            for q in (5, 10)
+        ]
     suite = suite_scores(records)
     lines = [
         f"# Judge threshold calibrated on the index's own pseudo-query pairs: {out}",
@@ -424,15 +438,14 @@ def report(
     ]
     lines += _suite_section("the suite's own label", suite, thresholds)
     if data is not None and index is not None:
-        fixed, changed = dash_safe_scores(records, data, index)
+        restated, changed = restated_scores(records, data, index)
         lines += [
             "",
-            'The suite\'s label misses gold years inside ranges such as "(1928–2025)" (its '
-            "normalisation deletes the dash and joins the years); read again with dashes as "
-            f"spaces ({data}, {index}), {changed} chunks change label:",
+            f"Answer-bearing read again with `states_answer` ({data}, {index}): a year inside "
+            f'a range such as "(1928–2025)" counts; {changed} chunks change label.',
             "",
         ]
-        lines += _suite_section("dashes read as spaces", fixed, thresholds)
+        lines += _suite_section("`states_answer`", restated, thresholds)
     text = "\n".join(lines) + "\n"
     print(text)
     (out / REPORT).write_text(text, encoding="utf-8")
@@ -545,7 +558,7 @@ def main() -> None:
     show.add_argument("--out", type=Path, required=True)
     show.add_argument("--suite-records", type=Path, required=True)
     show.add_argument("--system", default=SYSTEM)
-    show.add_argument("--data", type=Path, help="the suite's data: relabel with dashes as spaces")
+    show.add_argument("--data", type=Path, help="the suite's data: relabel by states_answer")
     show.add_argument("--index", type=Path, help="the suite's index (chunk texts, with --data)")
     args = parser.parse_args()
     if args.command == "pairs":
