@@ -75,14 +75,12 @@ SIDES = ("pos", "neg")
 
 def make_pairs(index: Path, out: Path, n: int, seed: int, k: int, model_spec: str) -> None:
     """Sample chunks, write a pseudo-query each, retrieve a hard negative: OUT/pairs.jsonl."""
-    from langchain_core.documents import Document
-
     from judged_rag.components import Components
     from judged_rag.components.models import load_chat_model
     from judged_rag.configuration import Configuration
     from judged_rag.core.retrieval import search
     from judged_rag.indexing.builder import _ask_pseudo_queries
-    from judged_rag.indexing.retriever import HybridRetriever
+    from judged_rag.indexing.retriever import HybridRetriever, chunk_document
 
     index = index.expanduser().resolve()
     meta = {"index": str(index), "n": n, "seed": seed, "k": k, "pseudo_query_model": model_spec}
@@ -124,16 +122,8 @@ def make_pairs(index: Path, out: Path, n: int, seed: int, k: int, model_spec: st
                     cosine = float(store.vectors([row])[0] @ vector)
                     ranks = [d.id for d in found]
                     record["pos"] = _side(
-                        Document(
-                            id=chunk.id,
-                            page_content=chunk.text,
-                            metadata={
-                                "chunk_id": chunk.id,
-                                "source": chunk.source,
-                                "title": chunk.title,
-                                "similarity": min(1.0, max(0.0, cosine)),
-                                "reliability": chunk.reliability or store.reliability,
-                            },
+                        chunk_document(
+                            chunk, store.reliability, similarity=min(1.0, max(0.0, cosine))
                         ),
                         ranks.index(chunk.id) + 1 if chunk.id in ranks else None,
                     )

@@ -29,11 +29,29 @@ from judged_rag.core.scores import RRF_K
 from judged_rag.errors import ComponentError, IndexFormatError
 from judged_rag.indexing.chunking import DEDUP_THRESHOLD, normalize
 from judged_rag.indexing.embeddings import MODEL_NAME, embeddings_name, local_embeddings
-from judged_rag.indexing.store import IndexStore, Vectors, sibling
+from judged_rag.indexing.store import Chunk, IndexStore, Vectors, sibling
 
 logger = logging.getLogger(__name__)
 
 Fusion = Literal["weighted", "rrf"]
+
+
+def chunk_document(chunk: Chunk, reliability: str, **scores: float) -> Document:
+    """A stored chunk as the retriever returns it: text, ids, title, `scores`, reliability.
+
+    `reliability` is the index's grade, used when the chunk has none of its own.
+    """
+    return Document(
+        id=chunk.id,
+        page_content=chunk.text,
+        metadata={
+            "chunk_id": chunk.id,
+            "source": chunk.source,
+            "title": chunk.title,
+            **scores,
+            "reliability": chunk.reliability or reliability,
+        },
+    )
 
 
 class StoredVectors(NamedTuple):
@@ -208,20 +226,13 @@ class HybridRetriever(FusedRetriever):
         order = np.lexsort((-cosine, -score))
         docs = []
         for i in self._distinct(order, vectors, k):
-            chunk = store.chunks[int(candidates[i])]
             docs.append(
-                Document(
-                    id=chunk.id,
-                    page_content=chunk.text,
-                    metadata={
-                        "chunk_id": chunk.id,
-                        "source": chunk.source,
-                        "title": chunk.title,
-                        "similarity": float(similarity[i]),
-                        "bm25": float(bm25[i]),
-                        "score": float(np.clip(score[i], 0.0, 1.0)),
-                        "reliability": chunk.reliability or store.reliability,
-                    },
+                chunk_document(
+                    store.chunks[int(candidates[i])],
+                    store.reliability,
+                    similarity=float(similarity[i]),
+                    bm25=float(bm25[i]),
+                    score=float(np.clip(score[i], 0.0, 1.0)),
                 )
             )
         return docs
