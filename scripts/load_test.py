@@ -294,8 +294,13 @@ def question(i: int, args: argparse.Namespace) -> str:
         return f"What is the capital of France? (q-{i:04d})"
     if i >= args.requests:
         return WARMUP_QUESTION
+    return local_question(i, args)[0]
+
+
+def local_question(i: int, args: argparse.Namespace) -> tuple[str, str]:
+    """A real model's i-th question of its set, and the word its answer should hold."""
     questions = QUESTION_SETS[args.questions]
-    return questions[i % len(questions)][0]
+    return questions[i % len(questions)]
 
 
 def check(i: int, out: dict[str, Any], args: argparse.Namespace, outcome: Outcome) -> None:
@@ -310,8 +315,7 @@ def check(i: int, out: dict[str, Any], args: argparse.Namespace, outcome: Outcom
         )
     else:
         good = isinstance(answer, str) and bool(answer.strip()) and "cost" in out
-        questions = QUESTION_SETS[args.questions]
-        outcome.question, keyword = questions[i % len(questions)]
+        outcome.question, keyword = local_question(i, args)
         outcome.answer = str(answer)[:300]
         cost = out.get("cost") or {}
         outcome.llm_calls, outcome.llm_rounds = cost.get("llm_calls"), cost.get("llm_rounds")

@@ -795,7 +795,7 @@ def _judge_md(data: Summary) -> list[str]:
             *_pr(v["answer_bearing"]),
             str(v["llm_calls"]),
             str(v["llm_calls_saved_by_prefilter"]),
-            str(v.get("llm_calls_saved_by_subject_check", 0)),
+            str(v["llm_calls_saved_by_subject_check"]),
             str(v["by"].get("fallback", 0)),
             str(v["errors"]),
         ]

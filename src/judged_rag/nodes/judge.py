@@ -133,12 +133,12 @@ def judge(
             )
         judged = _from_letter(base, letter.value, cfg, doc["similarity"])
         return _written(judged, cfg, letter.cost, letter.events)
-    alternatives = compared(task["question"]) if cfg.splits_alternatives else []
     coverage = subject_coverage(task["question"], doc["title"], doc["content"])
     if cfg.subject_check and not named(coverage):
         # About another subject (another person, a namesake, a sibling company): nothing
         # copied from it can be evidence, so the model is not asked.
         return _written(_off_subject(base, doc, cfg, coverage), cfg)
+    alternatives = compared(task["question"]) if cfg.splits_alternatives else []
     focus = alternative_named(alternatives, doc)
     asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
     with deps.components.judge_slots(cfg.judge_concurrency):
