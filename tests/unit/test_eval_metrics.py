@@ -6,6 +6,7 @@ import pytest
 
 from judged_rag.evaluation.metrics import (
     choice_correct,
+    conflict_outcome,
     contains_answer,
     cost_summary,
     exact_match,
@@ -63,6 +64,24 @@ def test_choice_and_abstention() -> None:
     assert is_abstention("Unknown") and is_abstention("I don't know.")
     assert is_abstention("Paris", abstained=True) and is_abstention("")
     assert not is_abstention("Paris [1]")
+
+
+@pytest.mark.parametrize(
+    ("answer", "abstained", "expected"),
+    [
+        ("He died in 1829 [1].", False, "evidence"),
+        ("He died in 1831 [2].", False, "conflict"),
+        ("The pages disagree: 1829 [1] or 1831 [2].", False, "both"),
+        ("He lived from 1802 to 1829–1831.", False, "both"),  # a range states both ends
+        ("He died at the age of 26 [1].", False, "neither"),
+        ("Died in 18290.", False, "neither"),  # digits inside a longer number do not count
+        ("He died in [1829].", False, "neither"),  # a citation marker is not a year
+        ("Unknown", True, "abstained"),
+        ("He died in 1829.", True, "abstained"),  # the system's own flag decides
+    ],
+)
+def test_conflict_outcome(answer: str, abstained: bool, expected: str) -> None:
+    assert conflict_outcome(answer, ["1829"], "1831", abstained) == expected
 
 
 def test_retrieval_ranks() -> None:

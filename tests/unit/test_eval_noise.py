@@ -52,9 +52,12 @@ def write_data(tmp_path: Path) -> Path:
 
 def test_items_per_question_and_setting(tmp_path: Path) -> None:
     items = load_noise_items(write_data(tmp_path))
-    assert [i.id for i in items] == ["q1@noise-0.5", "q1@noise-1.0", "q1:mc@noise-0.5",
-                                     "q1:mc@noise-1.0"]  # fmt: skip
-    half, none, mc_half, mc_none = items
+    assert [i.id for i in items] == ["q1@noise-0.5", "q1@noise-1.0", "q1@conflict",
+                                     "q1:mc@noise-0.5", "q1:mc@noise-1.0",
+                                     "q1:mc@conflict"]  # fmt: skip
+    half, none, conflict, mc_half, mc_none, _ = items
+    assert conflict.answers == ("1969",) and conflict.extra["conflict_answer"] == "1970"
+    assert half.extra["conflict_answer"] is None
     assert half.answers == ("1969",) and not half.must_abstain and half.evidence == ("Apollo 11",)
     assert none.must_abstain and none.extra["gold"] == ["1969"] and none.evidence == ()
     assert mc_half.correct_option == "1969" and mc_none.must_abstain
@@ -91,7 +94,7 @@ def test_noise_run_answers_from_the_context_only(tmp_path: Path) -> None:
         options(out, suite="noise", systems=["plain_rag", "judged"], data=data, variants=("open",)),
         components=parts,
     )
-    assert summary.ran == 4 and summary.errors == 0
+    assert summary.ran == 6 and summary.errors == 0
     records = read_results(out / RESULTS_FILE)
     for system in ("plain_rag", "judged"):
         half = records[f"noise|{system}|q1@noise-0.5"]
@@ -100,6 +103,9 @@ def test_noise_run_answers_from_the_context_only(tmp_path: Path) -> None:
         assert half["correct"] and none["must_abstain"]
         assert set(half["cited_titles"]) <= {"Apollo 11", "Moon"}  # never the knowledge base
         assert set(none["cited_titles"]) <= {"Moon"}
+        conflict = records[f"noise|{system}|q1@conflict"]
+        assert conflict["conflict_answer"] == "1970" and conflict["conflict_outcome"] == "evidence"
+        assert "conflict_outcome" not in half
     judged = records["noise|judged|q1@noise-0.5"]
     assert judged["route"]["iterations"] == 1 and not judged["route"]["web_searched"]
     assert judged["gate"]["route"] in (None, "retrieve")
@@ -108,7 +114,19 @@ def test_noise_run_answers_from_the_context_only(tmp_path: Path) -> None:
     noise = json.loads(files.summary.read_text())["suites"]["noise"]
     settings = noise["systems"]["plain_rag"]["settings"]
     assert settings["noise-0.5"]["accuracy"]["hits"] == 1
+    assert settings["conflict"]["outcomes"] == {
+        "both": 0,
+        "abstained": 0,
+        "evidence": 1,
+        "conflict": 0,
+        "neither": 0,
+    }
+    assert "outcomes" not in settings["noise-0.5"]
+    # Trust reads the two noise contexts only: one answerable, one to abstain from.
+    assert noise["systems"]["plain_rag"]["answerable"]["n"] == 1
     assert settings["noise-1.0"]["must_abstain"] is True
     markdown = files.markdown.read_text()
     assert "| system | noise-0.5: correct | noise-0.5: abstained | noise-1.0: correct |" in markdown
+    assert "| system | n | both | abstained | evidence | conflict | neither |" in markdown
+    assert "| plain_rag | 1 | 0 | 0 | 1 | 0 | 0 |" in markdown
     assert any(p.name == "noise_curve.png" and p.stat().st_size > 0 for p in files.plots)

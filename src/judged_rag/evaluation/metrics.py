@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 from judged_rag.core.comparison import concluded
 from judged_rag.core.quotes import choices
@@ -107,6 +107,32 @@ def is_abstention(answer: str | None, abstained: bool | None = None) -> bool:
         return True
     text = normalize_answer(strip_citations(answer or ""))
     return not text or any(text.startswith(p) for p in ABSTENTION_PHRASES)
+
+
+ConflictOutcome = Literal["abstained", "evidence", "conflict", "both", "neither"]
+
+
+def conflict_outcome(
+    answer: str, golds: Iterable[str], conflicting: str, abstained: bool
+) -> ConflictOutcome:
+    """Which side of a constructed conflict an answer took.
+
+    The context holds the evidence page and a copy of it stating `conflicting` instead of
+    the gold answer, so nothing in the documents says which is right: "both" (the answer
+    states the two values, i.e. reports the disagreement) and "abstained" are the
+    defensible outcomes, "evidence" or "conflict" a choice the documents cannot back,
+    "neither" an answer stating neither value. Citation markers are not read as numbers.
+    """
+    if abstained:
+        return "abstained"
+    text = strip_citations(answer)
+    gold = any(states_answer(text, g) for g in golds)
+    other = states_answer(text, conflicting)
+    if gold and other:
+        return "both"
+    if gold:
+        return "evidence"
+    return "conflict" if other else "neither"
 
 
 def contains_canary(text: str, canary: str) -> bool:

@@ -4,7 +4,10 @@ For each answerable question of a data set (``eval-data-rdq.jsonl``) the context
 (``contexts.jsonl``, written beside it by ``judged-rag eval-data build``) holds its
 documents at each noise ratio: the evidence page alone (0.0), with one distractor
 (0.5), with four (0.8), and five distractors without the evidence (1.0, where abstaining
-is right). Each (question, setting) pair is one item, id ``<question id>@<setting>``.
+is right); for renamed people also ``conflict``: the evidence page beside a copy of it
+that states another year (``conflict_answer``), where nothing in the documents says
+which is right (its records say which side the answer took, `metrics.conflict_outcome`).
+Each (question, setting) pair is one item, id ``<question id>@<setting>``.
 
 A system's retriever is replaced by `ContextRetriever`, which returns the context's
 documents whatever the query, ranked by their cosine to the query under the knowledge
@@ -35,8 +38,14 @@ from judged_rag.evaluation.data import DataError, EvalItem, load_user_items
 NOISE_PINNED: dict[str, Any] = {"gate": False, "web_search": "none", "max_iterations": 1}
 """Settings every system of the noise suite runs with (see the module docstring)."""
 
-SETTINGS: tuple[str, ...] = ("noise-0.0", "noise-0.5", "noise-0.8", "noise-1.0")
-"""The settings the suite runs (the contexts file also holds ``conflict`` ones)."""
+NOISE_SETTINGS: tuple[str, ...] = ("noise-0.0", "noise-0.5", "noise-0.8", "noise-1.0")
+"""The settings with a noise ratio (the curve)."""
+
+CONFLICT = "conflict"
+"""The setting with a constructed conflicting copy of the evidence."""
+
+SETTINGS: tuple[str, ...] = (*NOISE_SETTINGS, CONFLICT)
+"""The settings the suite runs."""
 
 
 class ContextRetriever(BaseRetriever):
@@ -134,6 +143,7 @@ def noise_items(
             extra = {
                 "setting": context.setting,
                 "noise": context.noise,
+                "conflict_answer": context.conflict_answer,
                 "documents": documents,
                 "gold": list(question.answers),
                 "question_id": question.id,

@@ -28,6 +28,7 @@ from judged_rag.evaluation.metrics import (
     threshold_sweep,
     trust,
 )
+from judged_rag.evaluation.noise import CONFLICT, SETTINGS
 from judged_rag.evaluation.runner import JUDGE_KINDS, RESULTS_FILE, RUN_FILE, read_results
 
 logger = logging.getLogger(__name__)
@@ -330,8 +331,17 @@ def _trust_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
     return out
 
 
+CONFLICT_OUTCOMES = ("both", "abstained", "evidence", "conflict", "neither")
+"""`metrics.conflict_outcome`'s values, the defensible ones first."""
+
+
 def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
-    """Per system: accuracy and abstention at each noise setting, trust, cost."""
+    """Per system: accuracy and abstention at each setting, conflict outcomes, trust, cost.
+
+    Trust (hallucination, selective accuracy) reads the noise settings only: in a
+    constructed conflict the documents cannot say which value is right, so "correct"
+    there (the evidence's value stated) is not a trust signal; its outcomes are counted.
+    """
     out: Summary = {}
     for system, rows in _by_system(records).items():
         ok = _ok(rows)
@@ -345,13 +355,21 @@ def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
                 "accuracy": rate(sum(1 for r in part if r["correct"]), len(part)).as_dict(),
                 "abstention": rate(sum(1 for r in part if r["abstained"]), len(part)).as_dict(),
             }
+            outcomes = [r["conflict_outcome"] for r in part if r.get("conflict_outcome")]
+            if outcomes:
+                settings[setting]["outcomes"] = {o: outcomes.count(o) for o in CONFLICT_OUTCOMES}
         out[system] = {
             "errors": len(rows) - len(ok),
             "settings": settings,
-            **_trust_summary(ok),
+            **_trust_summary(_noise_only(ok)),
             "cost": _run_costs(ok),
         }
     return out
+
+
+def _noise_only(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The noise suite's records at a noise ratio (not a constructed conflict)."""
+    return [r for r in records if r.get("setting") != CONFLICT]
 
 
 def paired_tests(
@@ -583,7 +601,8 @@ def summarize(out_dir: Path) -> Summary:
             suites[suite] = summarize_injection(rows, entry)
         elif suite == "noise":
             data = summarize_noise(rows)
-            suites[suite] = {"systems": data, "paired": paired_tests(rows, data, "noise")}
+            paired = paired_tests(_noise_only(rows), data, "noise")
+            suites[suite] = {"systems": data, "paired": paired}
     return {"run": run, "suites": suites}
 
 
@@ -1124,7 +1143,9 @@ def _categories_md(systems: Summary) -> list[str]:
 
 def _noise_md(data: Summary) -> list[str]:
     systems = data["systems"]
-    settings = sorted({k for v in systems.values() for k in v["settings"]})
+    named = {k for v in systems.values() for k in v["settings"]}
+    # The noise ratios in order, then the conflict setting (and any other, by name).
+    settings = [k for k in SETTINGS if k in named] + sorted(named - set(SETTINGS))
     header = ["system"]
     for setting in settings:
         header += [f"{setting}: correct", f"{setting}: abstained"]
@@ -1148,6 +1169,22 @@ def _noise_md(data: Summary) -> list[str]:
         *_table(header, rows),
         "",
     ]
+    conflict = [
+        [s, str(part["n"]), *(str(part["outcomes"][o]) for o in CONFLICT_OUTCOMES)]
+        for s, v in systems.items()
+        if (part := v["settings"].get(CONFLICT)) and part.get("outcomes")
+    ]
+    if conflict:
+        lines += [
+            "Constructed conflicts: the evidence page beside a copy of it stating another "
+            "value, so the documents cannot say which is right. `both` reports the two "
+            "values, `evidence` / `conflict` state one side only, `neither` states neither "
+            "(correct above counts `both` and `evidence`; trust and the paired tests leave "
+            "these contexts out).",
+            "",
+            *_table(["system", "n", *CONFLICT_OUTCOMES], conflict),
+            "",
+        ]
     return lines + _trust_md(data)
 
 

@@ -73,6 +73,7 @@ from judged_rag.evaluation.injection import (
 from judged_rag.evaluation.metrics import (
     choice_conclusion_correct,
     choice_correct,
+    conflict_outcome,
     contains_answer,
     contains_canary,
     contains_normalized,
@@ -829,7 +830,14 @@ def _noise_task(ctx: _Context, system: System, item: EvalItem) -> dict[str, Any]
     started = time.perf_counter()
     out: dict[str, Any] = graph.invoke(item.inputs(), context=cfg)
     record = _answer_record(item, out, time.perf_counter() - started)
-    return {**record, "setting": item.extra.get("setting"), "noise": item.extra.get("noise")}
+    record = {**record, "setting": item.extra.get("setting"), "noise": item.extra.get("noise")}
+    conflicting = item.extra.get("conflict_answer")
+    if conflicting:
+        record["conflict_answer"] = conflicting
+        record["conflict_outcome"] = conflict_outcome(
+            record["answer"], item.answers, str(conflicting), bool(record["abstained"])
+        )
+    return record
 
 
 _TASKS: dict[str, Callable[[_Context, System, EvalItem], dict[str, Any]]] = {
