@@ -681,13 +681,12 @@ def require(items: Iterable[EvalItem], suite: str) -> list[EvalItem]:
     Raises:
         DataError: Naming the first item that lacks what the suite needs.
     """
+    needs_evidence = suite in ("retrieval", "judge")
     out = [
-        item
-        for item in items
-        if not (suite in ("retrieval", "judge") and item.must_abstain and not item.evidence)
+        item for item in items if not (needs_evidence and item.must_abstain and not item.evidence)
     ]
     for item in out:
-        if suite in ("retrieval", "judge") and not item.evidence:
+        if needs_evidence and not item.evidence:
             raise DataError(f"the {suite} suite needs 'evidence' titles (item {item.id!r})")
         if suite == "gate" and item.in_domain is None:
             raise DataError(f"the gate suite needs 'in_domain' labels (item {item.id!r})")

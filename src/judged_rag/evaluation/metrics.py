@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from judged_rag.core.comparison import concluded
 from judged_rag.core.quotes import choices
@@ -109,7 +109,9 @@ def is_abstention(answer: str | None, abstained: bool | None = None) -> bool:
     return not text or any(text.startswith(p) for p in ABSTENTION_PHRASES)
 
 
-ConflictOutcome = Literal["abstained", "evidence", "conflict", "both", "neither"]
+ConflictOutcome = Literal["both", "abstained", "evidence", "conflict", "neither"]
+CONFLICT_OUTCOMES: tuple[ConflictOutcome, ...] = get_args(ConflictOutcome)
+"""`conflict_outcome`'s values, the defensible ones first (the report's column order)."""
 
 
 def conflict_outcome(

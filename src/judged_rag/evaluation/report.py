@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from judged_rag.evaluation.metrics import (
+    CONFLICT_OUTCOMES,
     cost_summary,
     gate_scores,
     mcnemar,
@@ -329,10 +330,6 @@ def _trust_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
         )
         out["risk_coverage"] = {"points": points, "aurc": area}
     return out
-
-
-CONFLICT_OUTCOMES = ("both", "abstained", "evidence", "conflict", "neither")
-"""`metrics.conflict_outcome`'s values, the defensible ones first."""
 
 
 def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
