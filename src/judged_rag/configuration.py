@@ -724,10 +724,11 @@ def client_configuration(operator: Mapping[str, Any], sent: Mapping[str, Any]) -
     """The configuration of a run that a remote client asked for, under the operator's.
 
     The operator's settings (preset and values) come first. The client may change the
-    `client` settings, lower (never raise) the `ceiling` ones, and name an `operator`
-    setting only with the value the server already has (forms echo the whole
-    configuration back). A client's preset changes the settings it lists, except those
-    the operator set explicitly; its budgets are cut to the operator's ceilings.
+    `client` settings and lower (never raise) the `ceiling` ones; naming an `operator`
+    setting is refused whatever its value (the served forms list only the client's
+    settings, and an accepted echo would confirm a guess). A client's preset changes
+    the settings it lists, except those the operator set explicitly; its budgets are
+    cut to the operator's ceilings.
 
     Args:
         operator: The operator's settings, as for `Configuration.from_mapping`.
@@ -735,8 +736,8 @@ def client_configuration(operator: Mapping[str, Any], sent: Mapping[str, Any]) -
             `configurable` keys such as `thread_id`) and `None` values are ignored.
 
     Raises:
-        SettingsRefused: A setting is the operator's, a budget is above the operator's,
-            or a value is invalid (the message names each one).
+        SettingsRefused: A setting is the operator's (named at all), a budget is above
+            the operator's, or a value is invalid (the message names each one).
     """
     base = Configuration.from_mapping(operator, strict=True)
     values = {f.name: getattr(base, f.name) for f in fields(Configuration)}
@@ -759,8 +760,9 @@ def client_configuration(operator: Mapping[str, Any], sent: Mapping[str, Any]) -
             continue
         limit = getattr(base, name)
         if ACCESS[name] == "operator":
-            if value != limit:
-                problems.append(f"{name} is fixed by the server")
+            # Refused whatever the value: accepting the server's own value would tell a
+            # client which guess was right (a model name, a path, an endpoint).
+            problems.append(f"{name} is fixed by the server")
             continue
         over = _has_type(value, _TYPES[name]) and (
             _within_ceiling(name, value, limit, clamp=False) is None

@@ -1,7 +1,9 @@
-"""A guard in front of the LangGraph API server (`langgraph dev`, `langgraph up`).
+"""The guards in front of the LangGraph API server (`langgraph dev`, `langgraph up`).
 
 `langgraph.json` mounts `app` below as the server's custom HTTP app, so its middleware
-runs before every route of the server (runs, threads, assistants, `/mcp`, `/a2a`):
+runs before every route of the server (runs, threads, assistants, `/mcp`, `/a2a`).
+
+`RequestGuard` checks the request itself:
 
 - the `Host` header must name this machine's loopback (`127.0.0.1`, `localhost`,
   `[::1]`, any port) or a host in `$JUDGED_RAG_ALLOWED_HOSTS` (comma-separated): a web
@@ -10,6 +12,17 @@ runs before every route of the server (runs, threads, assistants, `/mcp`, `/a2a`
   cross-origin posts a browser sends without asking (`text/plain`, forms) are refused;
 - a body may hold at most `$JUDGED_RAG_MAX_BODY` bytes (1 MiB), counted as it arrives.
 
+`ClientPolicy` decides what a client may do, as an allowlist (`ENDPOINTS`): read
+assistants, threads, runs and the store; create, run, copy and delete threads; start
+runs with the fields that start a run (`RUN_FIELDS`); call `/mcp` and `/a2a`. The run's
+state belongs to the graph, so a run's `command` (update, goto, resume), the thread
+state route, a new thread's `supersteps` and an A2A message's `command` are refused,
+and so are web hooks, delayed runs and runs from a chosen checkpoint. Assistants, crons
+and the store are the operator's: a client may read them, and write them only where
+`$JUDGED_RAG_CLIENT_WRITES` (comma-separated: `assistants`, `crons`, `store`, and
+`resume` for a graph that interrupts) opens them. Every other route, the in-memory
+runtime's `/internal/*` among them, and every WebSocket is refused.
+
 It needs only Starlette (the server's own framework), not LangServe.
 """
 
@@ -17,7 +30,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection
+import re
+from collections.abc import Callable, Collection
+from typing import Any, Literal, NamedTuple, get_args
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -116,6 +131,374 @@ class RequestGuard:
         await self.app(scope, replay, send)
 
 
+# --- What a client of the LangGraph API server may do --------------------------------
+
+ClientWrite = Literal["assistants", "crons", "store", "resume"]
+"""What an operator may open to clients (`$JUDGED_RAG_CLIENT_WRITES`): writing assistants,
+crons, the store, and resuming an interrupted run with `command.resume`."""
+CLIENT_WRITES: tuple[str, ...] = get_args(ClientWrite)
+
+RUN_FIELDS = frozenset(
+    {
+        "assistant_id",
+        "input",
+        "metadata",
+        "config",
+        "context",
+        "stream_mode",
+        "stream_subgraphs",
+        "stream_resumable",
+        "feedback_keys",
+        "multitask_strategy",
+        "if_not_exists",
+        "on_completion",
+        "on_disconnect",
+        "checkpoint_during",
+        "durability",
+    }
+)
+"""What a client may send to start a run. Left out on purpose: `command` (it writes the
+graph's state or jumps to a node), `checkpoint`/`checkpoint_id` (a run from a chosen
+checkpoint), `interrupt_before`/`interrupt_after`, `webhook` (the server would call a
+URL of the client's choosing) and `after_seconds` (a run scheduled for later)."""
+CONFIG_FIELDS = frozenset({"configurable", "tags", "metadata", "recursion_limit", "run_name"})
+"""What a client may put in a run's `config`; its `configurable` values are settings,
+which the graph itself checks against the operator's (`client_configuration`)."""
+RESERVED_CONFIGURABLE = frozenset({"checkpoint_id", "checkpoint_ns", "checkpoint_map"})
+THREAD_FIELDS = frozenset({"thread_id", "metadata", "if_exists", "ttl"})
+"""What a client may send to create a thread (not `supersteps`, which writes its state)."""
+THREAD_PATCH_FIELDS = frozenset({"metadata", "ttl"})
+A2A_MESSAGE_FIELDS = frozenset(
+    {
+        "role",
+        "parts",
+        "messageId",
+        "message_id",
+        "contextId",
+        "context_id",
+        "taskId",
+        "task_id",
+        "referenceTaskIds",
+        "reference_task_ids",
+        "metadata",
+        "extensions",
+        "kind",
+    }
+)
+"""The fields of an A2A message (the protocol's own, in both spellings); not the
+LangGraph extension `command`, which writes the run's state."""
+
+BodyCheck = Callable[[Any, frozenset[str]], "str | None"]
+
+
+class Malformed(str):
+    """A body problem that is the request's shape (400), not a refused field (403)."""
+
+    __slots__ = ()
+
+
+def _fields_problem(what: str, value: Any, allowed: frozenset[str]) -> str | None:
+    if not isinstance(value, dict):
+        return Malformed(f"{what} must be a JSON object")
+    extra = sorted(set(value) - allowed)
+    if extra:
+        return f"{what} may not carry {', '.join(map(repr, extra))}"
+    return None
+
+
+def _command_problem(command: Any, opened: frozenset[str]) -> str | None:
+    if "resume" in opened and isinstance(command, dict) and set(command) == {"resume"}:
+        return None
+    if "resume" in opened:
+        return "a run's command may only resume an interrupted run (no update, no goto)"
+    return "a run's command (update, goto, resume) is not accepted from clients"
+
+
+def check_run(body: Any, opened: frozenset[str]) -> str | None:
+    """What is wrong with a client's request to start a run, or None."""
+    if isinstance(body, dict) and "command" in body and body["command"] is not None:
+        problem = _command_problem(body["command"], opened)
+        if problem:
+            return problem
+        body = {k: v for k, v in body.items() if k != "command"}
+    problem = _fields_problem("a run", body, RUN_FIELDS)
+    if problem:
+        return problem
+    config = body.get("config")
+    if config is None:
+        return None
+    problem = _fields_problem("a run's config", config, CONFIG_FIELDS)
+    if problem:
+        return problem
+    configurable = config.get("configurable")
+    if configurable is None:
+        return None
+    if not isinstance(configurable, dict):
+        return Malformed("a run's config.configurable must be a JSON object")
+    reserved = sorted(
+        k for k in configurable if k in RESERVED_CONFIGURABLE or k.startswith(("__", "langgraph_"))
+    )
+    if reserved:
+        return f"a run's config.configurable may not carry {', '.join(map(repr, reserved))}"
+    return None
+
+
+def check_runs(body: Any, opened: frozenset[str]) -> str | None:
+    """What is wrong with a batch of runs, or None."""
+    if not isinstance(body, list):
+        return Malformed("a batch of runs must be a JSON array")
+    for run in body:
+        problem = check_run(run, opened)
+        if problem:
+            return problem
+    return None
+
+
+def check_thread(body: Any, opened: frozenset[str]) -> str | None:
+    """What is wrong with a client's new thread, or None (`supersteps` writes state)."""
+    return _fields_problem("a new thread", body, THREAD_FIELDS)
+
+
+def check_thread_patch(body: Any, opened: frozenset[str]) -> str | None:
+    """What is wrong with a client's change to a thread, or None."""
+    return _fields_problem("a thread update", body, THREAD_PATCH_FIELDS)
+
+
+def _rpc_calls(body: Any) -> list[Any] | str:
+    calls = body if isinstance(body, list) else [body]
+    if not calls or not all(isinstance(c, dict) for c in calls):
+        return Malformed("a JSON-RPC request must be an object (or a non-empty array of objects)")
+    return calls
+
+
+def check_mcp(body: Any, opened: frozenset[str]) -> str | None:
+    """What is wrong with an MCP request, or None: a tool call's parts must be objects."""
+    calls = _rpc_calls(body)
+    if isinstance(calls, str):
+        return calls
+    for call in calls:
+        if call.get("method") != "tools/call":
+            continue
+        params = call.get("params")
+        if not isinstance(params, dict):
+            return Malformed("tools/call params must be a JSON object")
+        for name in ("arguments", "context"):
+            if params.get(name) is not None and not isinstance(params[name], dict):
+                return Malformed(f"tools/call params.{name} must be a JSON object")
+    return None
+
+
+def check_a2a(body: Any, opened: frozenset[str]) -> str | None:
+    """What is wrong with an A2A request, or None: messages carry the protocol's fields."""
+    calls = _rpc_calls(body)
+    if isinstance(calls, str):
+        return calls
+    for call in calls:
+        params = call.get("params")
+        if params is None:
+            continue
+        if not isinstance(params, dict):
+            return Malformed("A2A params must be a JSON object")
+        if "command" in params:
+            return "an A2A request's command is not accepted from clients"
+        message = params.get("message")
+        if message is not None:
+            problem = _fields_problem("an A2A message", message, A2A_MESSAGE_FIELDS)
+            if problem:
+                return problem
+    return None
+
+
+class Endpoint(NamedTuple):
+    """A route a client may use: its methods, its path, what its body must pass.
+
+    (A named tuple, not a dataclass: the LangGraph server loads this file as a module
+    outside `sys.modules`, where dataclasses cannot resolve their annotations.)
+
+    Attributes:
+        methods: HTTP methods (GET also admits HEAD).
+        path: The route, `{…}` standing for one path segment.
+        pattern: The path as a regular expression.
+        check: What the JSON body must pass (None: no check).
+        opened_by: The operator opt-in that opens this route; None: always open.
+    """
+
+    methods: frozenset[str]
+    path: str
+    pattern: re.Pattern[str]
+    check: BodyCheck | None = None
+    opened_by: ClientWrite | None = None
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    parts = ["[^/]+" if p.startswith("{") else re.escape(p) for p in path.split("/")]
+    return re.compile("/".join(parts))
+
+
+def _e(
+    methods: str,
+    *paths: str,
+    check: BodyCheck | None = None,
+    opened_by: ClientWrite | None = None,
+) -> list[Endpoint]:
+    return [Endpoint(frozenset(methods.split()), p, _pattern(p), check, opened_by) for p in paths]
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    *_e(
+        "GET",
+        "/",
+        "/ok",
+        "/info",
+        "/docs",
+        "/openapi.json",
+        "/.well-known/agent-card.json",
+        "/assistants/{id}",
+        "/assistants/{id}/graph",
+        "/assistants/{id}/schemas",
+        "/assistants/{id}/subgraphs",
+        "/assistants/{id}/subgraphs/{ns}",
+        "/threads/{id}",
+        "/threads/{id}/state",
+        "/threads/{id}/state/{checkpoint}",
+        "/threads/{id}/history",
+        "/threads/{id}/stream",
+        "/threads/{id}/runs",
+        "/threads/{id}/runs/{run}",
+        "/threads/{id}/runs/{run}/join",
+        "/threads/{id}/runs/{run}/stream",
+        "/runs/crons/{id}",
+        "/store/items",
+        "/mcp",
+        "/a2a/{id}",
+        "/a2a/{id}/.well-known/agent-card.json",
+        "/a2a/{id}/.well-known/agent.json",
+    ),
+    *_e(
+        "POST",
+        "/assistants/search",
+        "/assistants/count",
+        "/assistants/{id}/versions",
+        "/threads/search",
+        "/threads/count",
+        "/threads/{id}/history",
+        "/threads/{id}/state/checkpoint",
+        "/threads/{id}/copy",
+        "/threads/{id}/runs/{run}/cancel",
+        "/runs/cancel",
+        "/runs/crons/search",
+        "/runs/crons/count",
+        "/store/items/search",
+        "/store/namespaces",
+    ),
+    *_e("POST", "/threads", check=check_thread),
+    *_e(
+        "POST",
+        "/runs",
+        "/runs/wait",
+        "/runs/stream",
+        "/threads/{id}/runs",
+        "/threads/{id}/runs/wait",
+        "/threads/{id}/runs/stream",
+        check=check_run,
+    ),
+    *_e("POST", "/runs/batch", check=check_runs),
+    *_e("POST", "/mcp", check=check_mcp),
+    *_e("POST", "/a2a/{id}", check=check_a2a),
+    *_e("PATCH", "/threads/{id}", check=check_thread_patch),
+    *_e("DELETE", "/threads/{id}", "/threads/{id}/runs/{run}", "/mcp", "/a2a/{id}"),
+    *_e("POST", "/assistants", "/assistants/{id}/latest", opened_by="assistants"),
+    *_e("PATCH DELETE", "/assistants/{id}", opened_by="assistants"),
+    *_e("POST", "/runs/crons", "/threads/{id}/runs/crons", opened_by="crons"),
+    *_e("PATCH DELETE", "/runs/crons/{id}", opened_by="crons"),
+    *_e("PUT DELETE", "/store/items", opened_by="store"),
+)
+"""Every route of the LangGraph API server a client may use. Not on it, so refused:
+writing a thread's state (`POST /threads/{id}/state`), pruning threads, the in-memory
+runtime's `/internal/*` (which empties the server), `/metrics`, `/ui/*`, the event
+streaming protocol's commands and WebSocket, and, unless the operator opens them,
+writing assistants, crons and the store."""
+
+
+def find_endpoint(method: str, path: str, opened: frozenset[str]) -> Endpoint | None:
+    """The endpoint a client's request may use, or None."""
+    path = path.rstrip("/") or "/"
+    wanted = "GET" if method == "HEAD" else method
+    for endpoint in ENDPOINTS:
+        if wanted not in endpoint.methods or not endpoint.pattern.fullmatch(path):
+            continue
+        if endpoint.opened_by is None or endpoint.opened_by in opened:
+            return endpoint
+    return None
+
+
+class ClientPolicy:
+    """ASGI middleware: a client uses only the routes and run fields in `ENDPOINTS`.
+
+    Behind `RequestGuard` (which has read and bounded the body), so a body is parsed
+    once, in memory. A refused route or field gets 403 naming what was refused; a body
+    that is not JSON, or not of the shape its route takes, 400. WebSockets are refused.
+
+    Args:
+        app: The application to guard.
+        opened: Operator opt-ins (`CLIENT_WRITES`).
+    """
+
+    def __init__(self, app: ASGIApp, *, opened: Collection[str] = ()) -> None:
+        unknown = sorted(set(opened) - set(CLIENT_WRITES))
+        if unknown:
+            raise ValueError(f"unknown client writes {unknown}; choose from {list(CLIENT_WRITES)}")
+        self.app = app
+        self.opened = frozenset(opened)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse what a client may not do; pass the rest on."""
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http" or scope["method"] == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        endpoint = find_endpoint(scope["method"], path, self.opened)
+        if endpoint is None:
+            await _refuse(send, 403, f"clients of this server may not {scope['method']} {path}")
+            return
+        if endpoint.check is None:
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        more = True
+        while more:  # one message behind RequestGuard; a loop for any other front
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        try:
+            document = json.loads(body) if body else {}
+        except (ValueError, RecursionError):
+            await _refuse(send, 400, "the request body is not valid JSON")
+            return
+        problem = endpoint.check(document, self.opened)
+        if problem:
+            await _refuse(send, 400 if isinstance(problem, Malformed) else 403, problem)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
 async def _refuse(send: Send, status: int, detail: str) -> None:
     body = json.dumps({"detail": detail}).encode()
     await send(
@@ -144,9 +527,15 @@ def _env_max_body() -> int:
     return int(raw)
 
 
+def _env_client_writes() -> list[str]:
+    raw = os.environ.get("JUDGED_RAG_CLIENT_WRITES", "")
+    return [w.strip() for w in raw.split(",") if w.strip()]
+
+
 app = Starlette(
     middleware=[
         Middleware(RequestGuard, allowed_hosts=_env_hosts(), max_body=_env_max_body()),
+        Middleware(ClientPolicy, opened=_env_client_writes()),
     ]
 )
-"""The custom HTTP app `langgraph.json` mounts: no routes of its own, only the guard."""
+"""The custom HTTP app `langgraph.json` mounts: no routes of its own, only the guards."""

@@ -7,6 +7,7 @@ ends everything it started, and `stop` checks that nothing of the group is left.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -16,6 +17,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 from langgraph_sdk import get_sync_client
@@ -161,3 +163,15 @@ def stop_and_check(server: Server) -> None:
     stop(server.proc)
     assert server.proc.returncode is not None
     assert not listening(server.port)
+
+
+def guarded_config(project: Path, graphs: dict[str, Any]) -> Path:
+    """A langgraph.json in `project` serving `graphs` behind the repository's `http` block
+    (the guard app, pointed at the real module, and the CORS policy)."""
+    http = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["http"]
+    http["app"] = f"{ROOT / 'src' / 'judged_rag' / 'http_guard.py'}:app"
+    config = project / "langgraph.json"
+    config.write_text(
+        json.dumps({"dependencies": ["."], "graphs": graphs, "http": http}), encoding="utf-8"
+    )
+    return config

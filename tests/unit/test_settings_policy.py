@@ -95,13 +95,17 @@ def test_an_operator_setting_with_another_value_is_refused(name: str) -> None:
         client_configuration({}, {name: other[name]})
 
 
-def test_an_operator_setting_echoing_the_servers_value_is_accepted() -> None:
-    # Forms send the whole configuration back; the server's own values are harmless.
+@pytest.mark.parametrize("name", ["index_dir", "model"])
+def test_an_operator_setting_echoing_the_servers_value_is_refused_like_any_other(
+    name: str,
+) -> None:
+    # Accepting the server's own value while refusing others would confirm a guess.
     operator = {"index_dir": "/srv/kb", "model": "local:qwen2.5-coder-1.5b"}
-    cfg = client_configuration(
-        operator, {"index_dir": "/srv/kb", "model": "local:qwen2.5-coder-1.5b"}
-    )
-    assert cfg.index_dir == "/srv/kb"
+    with pytest.raises(SettingsRefused, match=f"{name} is fixed by the server") as right:
+        client_configuration(operator, {name: operator[name]})
+    with pytest.raises(SettingsRefused) as wrong:
+        client_configuration(operator, {name: "guess"})
+    assert str(right.value) == str(wrong.value)
 
 
 def test_budgets_are_ceilings_a_client_may_lower_but_not_raise() -> None:

@@ -1,4 +1,10 @@
-"""The run's budget: LLM calls, tokens and seconds per question."""
+"""The run's budget: LLM calls, tokens, seconds and rounds per question.
+
+The counters live in the run's state, which only the graph writes (the served API
+refuses clients' state writes). Should a counter ever be lowered all the same, a
+negative count, a start in the future or a value of the wrong type counts as the
+budget spent, never as budget regained.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +19,27 @@ def reserve(cfg: Configuration) -> int:
     return 3 if cfg.verify else 2
 
 
+def _count(value: Any) -> float | None:
+    """A counter's value, or None when it is not a non-negative number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if value >= 0 else None
+
+
 def calls_left(state: Any, cfg: Configuration) -> int:
     """LLM calls this question may still make."""
-    spent = (state.get("cost") or {}).get("llm_calls", 0)
+    spent = _count((state.get("cost") or {}).get("llm_calls", 0))
+    if spent is None:
+        return 0
     return max(0, cfg.max_llm_calls - int(spent))
+
+
+def rounds_left(state: Any, cfg: Configuration) -> int:
+    """Retrieval rounds this question may still start after the current one."""
+    iteration = state.get("iteration", 0)
+    if isinstance(iteration, bool) or not isinstance(iteration, int) or iteration < 0:
+        return 0
+    return max(0, cfg.max_iterations - 1 - iteration)
 
 
 def exhausted(state: Any, cfg: Configuration, *, keep: int = 0) -> str | None:
@@ -28,12 +51,14 @@ def exhausted(state: Any, cfg: Configuration, *, keep: int = 0) -> str | None:
     if calls_left(state, cfg) <= keep:
         return "llm_calls"
     cost = state.get("cost") or {}
-    if (
-        cfg.max_tokens
-        and cost.get("input_tokens", 0) + cost.get("output_tokens", 0) >= cfg.max_tokens
-    ):
+    tokens = [_count(cost.get(k, 0)) for k in ("input_tokens", "output_tokens")]
+    if None in tokens or (cfg.max_tokens and sum(t or 0 for t in tokens) >= cfg.max_tokens):
         return "tokens"
     started = state.get("started_at")
-    if cfg.max_seconds and started is not None and time.time() - started >= cfg.max_seconds:
-        return "seconds"
+    if started is not None:
+        now = time.time()
+        if _count(started) is None or started > now:
+            return "seconds"
+        if cfg.max_seconds and now - started >= cfg.max_seconds:
+            return "seconds"
     return None

@@ -21,6 +21,27 @@ def clean_text(text: str) -> str:
     ).strip()
 
 
+def check_question(state: Any) -> None:
+    """Check the question a step is about to use: a string within `MAX_QUESTION_CHARS`.
+
+    `start` checks the question as it arrives; this check stands again where an LLM
+    step reads it (the run's state or a judge task's payload), so a question that
+    reached state any other way is refused too. A payload without one passes.
+
+    Raises:
+        InvalidInputError: The question is not a string or is too long.
+    """
+    if "question" not in state:
+        return
+    question = state["question"]
+    if not isinstance(question, str):
+        raise InvalidInputError("question must be a string")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInputError(
+            f"question is {len(question)} characters long; the limit is {MAX_QUESTION_CHARS}"
+        )
+
+
 def validate_input(state: Any) -> tuple[str, list[str] | None, TaskType]:
     """The question, the options and the task type, checked."""
     raw = state.get("question")

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
-from judged_rag.core.budget import calls_left, reserve
+from judged_rag.core.budget import calls_left, reserve, rounds_left
 from judged_rag.core.relevance import CALLS
 from judged_rag.state import JudgeTask, JudgeWindow, State
 
@@ -151,7 +151,7 @@ def _next_round(state: State, cfg: Configuration) -> Literal["rewrite", "combine
         return "combine"
     if cfg.stop_when_stalled and state.get("stalled"):
         return "combine"
-    if state.get("iteration", 0) + 1 < cfg.max_iterations:
+    if rounds_left(state, cfg) > 0:
         return "rewrite"
     return "combine"
 

@@ -37,6 +37,7 @@ from judged_rag.components.llm import (
 )
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.core.budget import calls_left, exhausted
+from judged_rag.core.inputs import check_question
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -86,14 +87,19 @@ class NodeDeps:
 
         Args:
             node: The step's name, for the trace and LangSmith.
-            state: The run's state (its cost so far decides the budget).
+            state: The run's state (its cost so far decides the budget; its question is
+                checked again here).
             config: The node's config, passed to every call (callbacks, tags).
             cfg: The run's settings.
             keep: LLM calls to keep back for later steps (the answer and its check).
             calls: LLM calls this step may make, when the caller has worked it out
                 (a judge task's share); by default the budget left minus `keep`.
             model: The generator or the model for internal calls.
+
+        Raises:
+            InvalidInputError: The question in state is not one `start` would accept.
         """
+        check_question(state)
         budget = calls if calls is not None else calls_left(state, cfg) - keep
         parts = self.components
         return LLMStep(
