@@ -21,7 +21,8 @@ and so are web hooks, delayed runs and runs from a chosen checkpoint. Assistants
 and the store are the operator's: a client may read them, and write them only where
 `$JUDGED_RAG_CLIENT_WRITES` (comma-separated: `assistants`, `crons`, `store`, and
 `resume` for a graph that interrupts) opens them. Every other route, the in-memory
-runtime's `/internal/*` among them, and every WebSocket is refused.
+runtime's `/internal/*` among them, and every WebSocket is refused. Streamed events
+reach the client without LangChain's tracing metadata, which names the operator's model.
 
 It needs only Starlette (the server's own framework), not LangServe.
 """
@@ -432,12 +433,69 @@ def find_endpoint(method: str, path: str, opened: frozenset[str]) -> Endpoint | 
     return None
 
 
+TRACING_PREFIX = "ls_"
+"""LangChain's tracing metadata (`ls_model_name`, `ls_provider`, `ls_temperature`, …),
+which a chat model adds to every streamed event: the operator's model, not the client's."""
+
+
+def without_tracing_metadata(value: Any) -> Any:
+    """`value` with every `ls_*` key removed, at any depth."""
+    if isinstance(value, dict):
+        return {
+            k: without_tracing_metadata(v)
+            for k, v in value.items()
+            if not (isinstance(k, str) and k.startswith(TRACING_PREFIX))
+        }
+    if isinstance(value, list):
+        return [without_tracing_metadata(v) for v in value]
+    return value
+
+
+def redact_event_line(line: bytes) -> bytes:
+    """One line of a server-sent event stream, its JSON `data:` without tracing metadata."""
+    if not line.startswith(b"data:") or TRACING_PREFIX.encode() not in line:
+        return line
+    try:
+        data = json.loads(line[5:])
+    except (ValueError, RecursionError):
+        return line
+    return b"data: " + json.dumps(without_tracing_metadata(data)).encode()
+
+
+def redacting_events(send: Send) -> Send:
+    """`send` for a response that, if it is an event stream, loses its tracing metadata.
+
+    Lines are rewritten as they complete, so the stream is not held back.
+    """
+    streaming = False
+    pending = b""
+
+    async def redacted(message: Message) -> None:
+        nonlocal streaming, pending
+        if message["type"] == "http.response.start":
+            headers = dict(message.get("headers", []))
+            media = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
+            streaming = media == b"text/event-stream"
+        elif message["type"] == "http.response.body" and streaming:
+            pending += message.get("body", b"")
+            more = message.get("more_body", False)
+            done, _, pending = pending.rpartition(b"\n") if more else (pending, b"", b"")
+            lines = [redact_event_line(line) for line in done.split(b"\n")] if done else []
+            body = b"\n".join(lines) + (b"\n" if more and done else b"")
+            message = {**message, "body": body}
+        await send(message)
+
+    return redacted
+
+
 class ClientPolicy:
     """ASGI middleware: a client uses only the routes and run fields in `ENDPOINTS`.
 
     Behind `RequestGuard` (which has read and bounded the body), so a body is parsed
     once, in memory. A refused route or field gets 403 naming what was refused; a body
     that is not JSON, or not of the shape its route takes, 400. WebSockets are refused.
+    Event streams lose LangChain's tracing metadata (`ls_model_name`, …), which names
+    the operator's model.
 
     Args:
         app: The application to guard.
@@ -464,6 +522,7 @@ class ClientPolicy:
         if root and path.startswith(root):
             path = path[len(root) :]
         endpoint = find_endpoint(scope["method"], path, self.opened)
+        send = redacting_events(send)
         if endpoint is None:
             await _refuse(send, 403, f"clients of this server may not {scope['method']} {path}")
             return

@@ -247,3 +247,17 @@ def test_a_client_still_does_what_studio_and_the_sdk_do(server: Server, assistan
     stateless = client.runs.wait(None, assistant, input=QUESTION)
     assert isinstance(stateless, dict) and stateless["answer"] == server_graph.ANSWER
     client.threads.delete(thread_id)
+
+
+def test_streamed_events_do_not_name_the_operators_model(server: Server, assistant: str) -> None:
+    body = {
+        "assistant_id": assistant,
+        "input": QUESTION,
+        "stream_mode": ["messages-tuple", "events"],
+    }
+    with httpx.stream("POST", f"{server.url}/runs/stream", json=body, timeout=60) as response:
+        assert response.status_code == 200
+        raw = "".join(response.iter_text())
+    assert "event: messages" in raw and "on_chat_model_start" in raw  # the stream is whole
+    assert server_graph.ANSWER.split()[0] in raw
+    assert "ls_model_name" not in raw and "ls_provider" not in raw
