@@ -8,6 +8,7 @@ the files on disk without the model; the last tests run the bundled all-MiniLM-L
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import signal
@@ -556,8 +557,12 @@ def test_pseudo_queries_sampled_failures_skipped_and_kept_on_rebuild(
     assert json.loads((index / "gate.json").read_text())["entries"] == first
 
     # ...unless they were written with another prompt: then they are written again.
+    # (The checksum too: a gate.json judged-rag did not record is refused as a user's file.)
     gate_file = index / "gate.json"
     gate_file.write_text(json.dumps({**json.loads(gate_file.read_text()), "prompt": "older"}))
+    manifest = json.loads((index / "manifest.json").read_text())
+    manifest["checksums"]["gate.json"] = hashlib.sha256(gate_file.read_bytes()).hexdigest()
+    (index / "manifest.json").write_text(json.dumps(manifest))
     build(docs, index, query_model=FakeListChatModel(responses=["What is new?"]), pseudo_queries=3)
     rewritten = json.loads(gate_file.read_text())
     assert rewritten["prompt"] != "older"

@@ -1,8 +1,10 @@
 """`judged-rag index` never deletes what it did not write, and refuses hostile index files.
 
 A folder is rebuilt only when its manifest is judged-rag's (format, version, every field's
-type) and it holds nothing but the index's own files; hidden siblings (``.NAME.old``,
-``.NAME.building``, ``.NAME.lock``) are touched only when they are provably judged-rag's.
+type), its marker is of the build the manifest names, and it holds nothing but the index's
+own files with the content their checksums record (a copied manifest proves nothing);
+hidden siblings (``.NAME.old``, ``.NAME.building``, ``.NAME.lock``) are touched only when
+they are provably judged-rag's.
 Unreadable input files are skipped and counted. A crafted manifest or gate file ends in a
 one-line error naming the field, never a traceback.
 
@@ -207,12 +209,16 @@ def test_a_user_file_inside_an_index_with_corrupt_data_is_kept(
     )
     assert snapshot(index) == before
 
-    # Once the user's entry is moved away, the corrupt index is rebuilt.
+    # With the user's entry moved away, the corrupt file is named: judged-rag cannot tell
+    # it from a user's file of that name, so it replaces it only once it is moved away too.
     target = index / added.rstrip("/")
     if target.is_dir():
         shutil.rmtree(target)
     else:
         target.unlink()
+    with pytest.raises(ForeignDataError, match=r"did not write chunks\.json as it is"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    chunks.unlink()
     stats = build_index([docs], index, embeddings=fake(), progress=False)
     assert stats.files == 2 and stats.unchanged == 0
     assert len(open_index(index, embeddings=fake()).store.chunks) == stats.chunks
@@ -314,15 +320,73 @@ def test_judged_rag_siblings_with_a_user_file_are_kept(index: Path, docs: Path) 
     assert not old.exists()
 
 
-def test_a_marked_unfinished_build_is_cleared(index: Path, docs: Path) -> None:
+class Killed(BaseException):
+    """What kill -9 does to a build: it stops where it is."""
+
+
+def half_written(index: object, path: str) -> None:
+    Path(path).write_bytes(b"half a FAISS index")
+    raise Killed
+
+
+def test_an_interrupted_build_removes_what_it_wrote(
+    index: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import faiss
+
+    monkeypatch.setattr(faiss, "write_index", half_written)
+    (docs / "mars.txt").write_text("Olympus Mons is a volcano on Mars.")
+    with pytest.raises(Killed):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert not sibling(index, "building").exists()
+    assert len(open_index(index, embeddings=fake()).store.files()) == 2
+
+
+def test_a_killed_build_is_cleared_file_by_file(
+    index: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import faiss
+
+    from judged_rag.indexing import store
+
     building = sibling(index, "building")
+    with monkeypatch.context() as patch:  # killed while writing dense.faiss: no clean-up
+        patch.setattr(faiss, "write_index", half_written)
+        patch.setattr(store, "remove_index_dir", lambda directory: None)
+        (docs / "mars.txt").write_text("Olympus Mons is a volcano on Mars.")
+        with pytest.raises(Killed):
+            build_index([docs], index, embeddings=fake(), progress=False)
+    left = snapshot(building)
+    assert {MARKER, "chunks.json", "files.json", "dropped.npy", "dense.faiss"} == set(left)
+    journal = left[MARKER].decode().splitlines()
+    assert journal[-1] == "writing dense.faiss" and journal[1].startswith("build ")
+
+    stats = build_index([docs], index, embeddings=fake(), progress=False)
+    assert (stats.added, stats.unchanged) == (1, 2) and not building.exists()
+
+    # The journal proves only the content it recorded: a copied marker proves nothing more.
     building.mkdir()
-    (building / MARKER).write_text(
-        f"{FORMAT}: written by judged-rag, which may delete this folder\n"
-    )
-    (building / "chunks.json").write_text("{")  # half written
-    assert build_index([docs], index, embeddings=fake(), progress=False).unchanged == 2
+    (building / MARKER).write_bytes(left[MARKER])
+    (building / "files.json").write_text('{"mine": "not what judged-rag wrote"}')
+    (building / "notes.txt").write_text("mine")
+    before = snapshot(building)
+    with pytest.raises(ForeignDataError, match=r"notes\.txt.*files\.json as it is"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert snapshot(building) == before
+    shutil.rmtree(building)
+
+    # The fixed marker of an earlier judged-rag proves only itself.
+    building.mkdir()
+    fixed = f"{FORMAT}: written by judged-rag, which may delete this folder\n"
+    (building / MARKER).write_text(fixed)
+    (building / "chunks.json").write_text("{")  # half written, or someone's
+    with pytest.raises(ForeignDataError, match=r"chunks\.json"):
+        build_index([docs], index, embeddings=fake(), progress=False)
+    assert (building / "chunks.json").read_text() == "{"
+    (building / "chunks.json").unlink()
+    assert build_index([docs], index, embeddings=fake(), progress=False).unchanged == 3
     assert not building.exists()
+
     # A marker with other text proves nothing.
     building.mkdir()
     (building / MARKER).write_text("anything")
@@ -536,3 +600,159 @@ def test_a_mistyped_files_list_is_rebuilt_not_a_traceback(index: Path, docs: Pat
     (index / "manifest.json").write_text(json.dumps(manifest))
     stats = build_index([docs], index, embeddings=fake(), progress=False)
     assert (stats.files, stats.added, stats.unchanged) == (2, 2, 0)
+
+
+# --- ownership is proven by the marker and the checksums, not by a copied manifest -------
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def user_project(tmp_path: Path) -> Path:
+    """A user's folder holding files named like an index's, with the user's own content."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "files.json").write_text('{"budget.xlsx": "the only list of my files"}')
+    (project / "gate.json").write_text('{"entries": [], "rules": "who may open the gate"}')
+    (project / "bm25").mkdir()
+    (project / "bm25" / "params.index.json").write_text('{"k1": "my own tuning notes"}')
+    return project
+
+
+@pytest.mark.parametrize(
+    "copied", [("manifest.json",), ("manifest.json", MARKER)], ids=["manifest", "with-marker"]
+)
+def test_a_copied_manifest_does_not_make_a_users_folder_an_index(
+    copied: tuple[str, ...],
+    index: Path,
+    docs: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = user_project(tmp_path)
+    for name in copied:  # a copied manifest (and marker) of a real index
+        shutil.copyfile(index / name, project / name)
+    before = snapshot(project)
+
+    assert run_index(docs, project) == 2
+    one_error_line(
+        capsys.readouterr().err,
+        f"refusing to rebuild the index {project}",
+        "bm25/params.index.json",
+        "files.json",
+        "gate.json",
+    )
+    assert snapshot(project) == before
+    assert not sibling(project, "old").exists() and not sibling(project, "building").exists()
+    with pytest.raises(ForeignDataError, match=r"files\.json"):
+        build_index([docs], project, embeddings=fake(), progress=False)
+    assert snapshot(project) == before
+
+
+def test_a_copied_manifest_is_refused_by_a_real_process(
+    index: Path, docs: Path, tmp_path: Path
+) -> None:
+    project = user_project(tmp_path)
+    shutil.copyfile(index / "manifest.json", project / "manifest.json")
+    before = snapshot(project)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "judged_rag.cli", "index", str(docs)),
+            *("--index", str(project), "--pseudo-queries", "0", "--quiet"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    one_error_line(done.stderr, f"refusing to rebuild the index {project}", "files.json")
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("where", ["index", "old"])
+def test_a_manifest_listing_a_user_file_in_bm25_does_not_make_it_deletable(
+    where: str, index: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = index
+    if where == "old":  # a leftover of an interrupted swap, cleared by the next build
+        folder = sibling(index, "old")
+        shutil.copytree(index, folder)
+    thesis = folder / "bm25" / "thesis.txt"
+    thesis.write_text("four years of work")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["checksums"]["bm25/thesis.txt"] = sha256(thesis)  # the checksum matches
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    before = snapshot(folder)
+
+    assert run_index(docs, index) == 2
+    one_error_line(capsys.readouterr().err, str(folder), "bm25/thesis.txt")
+    assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("name", ["files.json", "gate.json", "bm25/vocab.index.json"])
+def test_a_file_of_an_index_name_with_other_content_is_kept(
+    name: str, docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "index"  # built without a gate: its manifest lists no gate.json
+    build_index([docs], target, embeddings=fake(), progress=False)
+    assert "gate.json" not in json.loads((target / "manifest.json").read_text())["checksums"]
+    (target / name).write_text('{"mine": "not what judged-rag wrote"}')
+    before = snapshot(target)
+
+    assert run_index(docs, target) == 2
+    one_error_line(capsys.readouterr().err, f"refusing to rebuild the index {target}", name)
+    assert snapshot(target) == before
+
+
+def make_legacy(index: Path, *, marker: bool) -> None:
+    """Turn an index into one of an earlier judged-rag: no build id, a fixed or no marker."""
+    manifest = json.loads((index / "manifest.json").read_text())
+    del manifest["build"]
+    if marker:  # what judged-rag wrote before the marker held a build id
+        (index / MARKER).write_text(
+            f"{FORMAT}: written by judged-rag, which may delete this folder\n"
+        )
+        manifest["checksums"][MARKER] = sha256(index / MARKER)
+    else:  # what the first judged-rag wrote
+        (index / MARKER).unlink()
+        del manifest["checksums"][MARKER]
+    (index / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("kind", ["current", "fixed-marker", "no-marker"])
+def test_an_index_is_rebuilt_in_place_and_reuses_its_chunks(
+    kind: str, docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = tmp_path / "index"
+    assert run_index(docs, index) == 0  # the bundled embeddings, as a user runs it
+    capsys.readouterr()
+    if kind != "current":
+        make_legacy(index, marker=kind == "fixed-marker")
+    assert run_index(docs, index) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["files"], stats["unchanged"], stats["added"]) == (2, 2, 0)
+    manifest = json.loads((index / "manifest.json").read_text())
+    build_id = manifest["build"]
+    assert (index / MARKER).read_text().splitlines()[1] == f"build {build_id}"
+    assert manifest["checksums"][MARKER] == sha256(index / MARKER)
+    found = open_index(index).invoke("When did Apollo 11 land on the Moon?", k=1)
+    assert "1969" in found[0].page_content
+    assert not sibling(index, "old").exists() and not sibling(index, "building").exists()
+
+    assert run_index(docs, index) == 0  # and again: each build has its own id
+    assert json.loads((index / "manifest.json").read_text())["build"] != build_id
+
+
+@pytest.mark.parametrize("marker", [True, False], ids=["fixed-marker", "no-marker"])
+def test_an_earlier_index_with_a_missing_or_changed_file_is_not_rebuilt(
+    marker: bool, index: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_legacy(index, marker=marker)
+    (index / "files.json").write_text('{"mine": "not what judged-rag wrote"}')
+    (index / "chunks.json").unlink()
+    before = snapshot(index)
+    assert run_index(docs, index) == 2
+    one_error_line(capsys.readouterr().err, str(index), "files.json", "chunks.json is missing")
+    assert snapshot(index) == before

@@ -647,9 +647,10 @@ def build_index(
 
     Raises:
         IndexLockedError: Another build is writing `index_dir`.
-        ForeignDataError: `index_dir` or one of its hidden siblings holds data judged-rag
-            did not write (another tool's files, a manifest of another format, files added
-            to an index); nothing is changed.
+        ForeignDataError: `index_dir` or one of its hidden siblings is not provably
+            judged-rag's (e.g. a copied manifest) or holds data judged-rag did not write
+            (another tool's files, files added to an index, an index file whose content
+            differs from its checksum); nothing is changed.
         IndexBuildError: Nothing to index.
         FileNotFoundError: A given path does not exist.
         ValueError: A chunking option is out of range or contradicts another.
@@ -771,12 +772,13 @@ def gate_is_current(manifest: dict[str, Any]) -> bool:
 def _previous_index(index_dir: Path) -> IndexStore | None:
     """The current index if usable, None if there is none or it must be rebuilt.
 
-    Only a folder that holds judged-rag's manifest (right format, version and field
-    types) and nothing but the index's own files may be rebuilt: its files are deleted
-    when the new index is swapped in.
+    Only a folder judged-rag provably wrote, holding nothing but files it provably wrote,
+    may be rebuilt (`store.check_own`): its files are deleted when the new index is
+    swapped in. A valid manifest alone proves nothing, as anyone can copy one.
 
     Raises:
-        ForeignDataError: `index_dir` is a file or holds anything else.
+        ForeignDataError: `index_dir` is a file, is not provably judged-rag's or holds
+            anything else.
     """
     if not index_dir.exists():
         return None
@@ -789,19 +791,13 @@ def _previous_index(index_dir: Path) -> IndexStore | None:
             f"refusing to replace {index_dir}: it is not empty and not a judged-rag index"
         )
     try:
-        manifest = store.read_manifest(index_dir)
+        store.read_manifest(index_dir)
     except ManifestError as exc:
         raise ForeignDataError(
             f"refusing to replace {index_dir}: {exc.problem}; judged-rag rebuilds only its "
             "own indexes: choose another folder or move this one's contents away"
         ) from exc
-    foreign = store.foreign_entries(index_dir, manifest)
-    if foreign:
-        raise ForeignDataError(
-            f"refusing to rebuild the index {index_dir}: judged-rag did not write "
-            f"{describe([p.relative_to(index_dir) for p in foreign])}; move "
-            f"{'it' if len(foreign) == 1 else 'them'} out of the index folder and try again"
-        )
+    store.check_own(index_dir, "rebuild the index")
     try:
         return IndexStore.load(index_dir)
     except IndexFormatError as exc:

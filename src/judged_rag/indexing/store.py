@@ -1,17 +1,19 @@
-"""The on-disk index: layout, loading, locking and the atomic swap.
+"""The on-disk index: layout, loading, locking, the atomic swap and what judged-rag owns.
 
 An index directory holds::
 
-    manifest.json   format name + version, embedding model + dimension, settings,
-                    the calibrated chunk breakpoint, counts and a SHA-256 of every
-                    other file (written last)
+    .judged-rag-index  marker, written first: a fixed first line, a random build id,
+                    then a journal of the files the build wrote and their SHA-256
     chunks.json     kept chunks (id, text, source, title, hashes) and dropped near-duplicates
     files.json      indexed files: path -> content hash and chunk ids
     dense.faiss     FAISS IndexFlatIP over unit vectors (faiss.write_index)
     dropped.npy     vectors of the dropped near-duplicates (reused by incremental builds)
-    bm25/           bm25s index (its own save: .npy arrays + JSON, nothing pickled)
+    bm25/           bm25s index (its own save, of fixed names: .npy arrays + JSON, nothing
+                    pickled)
     gate.json       pseudo-queries and their chunk similarities (CAG), when generated
-    .judged-rag-index  marker, written first: this folder is judged-rag's
+    manifest.json   format name + version, the build id, embedding model + dimension,
+                    settings, the calibrated chunk breakpoint, counts and a SHA-256 of
+                    every other file, the marker included (written last)
 
 Nothing is unpickled on load: JSON, ``np.load(allow_pickle=False)``, FAISS's own reader
 and bm25s's loader (which uses ``np.load(allow_pickle=False)`` and JSON).
@@ -22,9 +24,29 @@ point leaves the previous index usable, and the next build or open recovers it. 
 lock file ``.<name>.lock`` (an OS lock, released even on kill -9) stops two builds of
 one directory.
 
-Nothing judged-rag did not write is ever deleted: a folder (or a hidden sibling) is
-removed only when its marker or manifest proves it judged-rag's, and then only the
-index's own files; anything else in it makes the build stop with `ForeignDataError`.
+Nothing judged-rag did not write is ever overwritten or deleted. A manifest anyone can
+copy proves nothing by itself, so ownership is proven file by file (`check_own`):
+
+- A file is judged-rag's only under one of the index's own names and with the bytes
+  judged-rag recorded for it: the manifest's checksum, or, in an unfinished build
+  without a manifest, the marker's journal. A name the record does not list, a file
+  whose content differs, a link or a folder (``bm25/`` aside) is foreign; so is any
+  name in ``bm25/`` but those bm25s writes, whatever a manifest lists.
+- A folder is judged-rag's when its manifest names the build id its marker holds and
+  lists the marker's checksum (the pair binds one build's manifest to its folder); an
+  unfinished build, when its marker is well formed. A file the marker says was being
+  written when the build stopped is the one exception to the checksums: it is deletable
+  in that unfinished build folder (a hidden sibling) without one.
+- An index of an earlier judged-rag (a manifest without a build id: its marker was a
+  fixed text, or absent) has nothing binding its manifest to the folder, so it is
+  rebuilt only when every file its manifest lists is present and unchanged.
+
+A folder holding anything foreign is refused with `ForeignDataError` and left as it is.
+A copied marker and manifest pair therefore exposes only files byte for byte what that
+build wrote, and the pair itself. The folder's identity (device and inode) is not bound:
+a moved, copied or restored index must stay rebuildable, and the checksums already keep
+the damage to judged-rag's own bytes. Nothing is secret, though: a manifest crafted with
+the checksums of a user's files (which takes their exact content) would claim them.
 """
 
 from __future__ import annotations
@@ -36,6 +58,7 @@ import logging
 import math
 import os
 import re
+import secrets
 import stat
 import sys
 import time
@@ -67,20 +90,24 @@ DROPPED = "dropped.npy"
 BM25_DIR = "bm25"
 GATE = "gate.json"
 MARKER = ".judged-rag-index"
+# The marker's first line; the whole marker of judged-rag before build ids.
 MARKER_TEXT = f"{FORMAT}: written by judged-rag, which may delete this folder\n"
-# What bm25s.BM25.save writes (with the default names; no corpus is saved).
-BM25_FILES = frozenset(
-    {
-        "data.csc.index.npy",
-        "indices.csc.index.npy",
-        "indptr.csc.index.npy",
-        "vocab.index.json",
-        "params.index.json",
-        "nonoccurrence_array.index.npy",
-    }
+# What bm25s.BM25.save writes, by the names `write_index` passes it (no corpus is saved).
+_BM25_NAMES = {
+    "data_name": "data.csc.index.npy",
+    "indices_name": "indices.csc.index.npy",
+    "indptr_name": "indptr.csc.index.npy",
+    "vocab_name": "vocab.index.json",
+    "params_name": "params.index.json",
+    "nnoc_name": "nonoccurrence_array.index.npy",
+}
+BM25_FILES = frozenset(_BM25_NAMES.values())
+# The files a build writes and records (in the marker's journal and the manifest).
+DATA_FILES = frozenset(
+    {CHUNKS, FILES, DENSE, DROPPED, GATE} | {f"{BM25_DIR}/{name}" for name in BM25_FILES}
 )
-OWN_FILES = frozenset({MARKER, MANIFEST, CHUNKS, FILES, DENSE, DROPPED, GATE})
 _MAX_MANIFEST_BYTES = 16 << 20
+_MAX_MARKER_BYTES = 1 << 16
 # Stored similarities are cosines of unit float32 vectors: [-1, 1] up to rounding.
 _COSINE_SLACK = 1e-3
 BM25_STOPWORDS = "en_plus"  # NLTK's 179 English stopwords (incl. what/who/how)
@@ -391,6 +418,10 @@ def _is_checksum(value: Any) -> bool:
     return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value) is not None
 
 
+def _is_build_id(value: Any) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{32}", value) is not None
+
+
 def _is_cosine(value: Any) -> bool:
     return _is_finite(value) and abs(value) <= 1 + _COSINE_SLACK
 
@@ -424,6 +455,8 @@ _MANIFEST_FIELDS: dict[str, tuple[bool, _Check]] = {
     "dimension": (True, (_is_positive, "a whole number > 0")),
     "settings": (True, (lambda v: isinstance(v, dict), "an object")),
     "checksums": (True, (lambda v: isinstance(v, dict), "an object")),
+    # Absent from the manifests of judged-rag before build ids (see the module docstring).
+    "build": (False, (_is_build_id, "32 hexadecimal digits")),
     "normalized": (False, (_is_bool, "true or false")),
     "reliability": (False, (_is_text, "a string")),
     "files": (False, (_is_count, "a whole number >= 0")),
@@ -568,43 +601,84 @@ def write_index(
     index_texts: Sequence[str],
     progress: bool,
 ) -> None:
-    """Write chunks, files, the dense and the BM25 index into `directory` (no manifest)."""
+    """Write chunks, files, the dense and the BM25 index into a `new_build` folder.
+
+    Each file is named in the marker's journal before it is created and recorded there
+    with its checksum once written, so that a build killed halfway is cleared file by file.
+
+    Raises:
+        IndexBuildError: bm25s wrote a file of a name judged-rag does not know (another
+            bm25s version): it could never be proven judged-rag's, so no index is made.
+    """
     import bm25s
     import faiss
 
-    directory.mkdir(parents=True, exist_ok=True)
-    _write_json(
-        directory / CHUNKS,
-        {"kept": [asdict(c) for c in kept], "dropped": [asdict(c) for c in dropped]},
-    )
-    _write_json(directory / FILES, files)
-    with (directory / DROPPED).open("wb") as handle:
-        np.save(handle, np.ascontiguousarray(dropped_vectors, dtype=np.float32), allow_pickle=False)
+    def save_dropped() -> None:
+        with (directory / DROPPED).open("wb") as handle:
+            vectors = np.ascontiguousarray(dropped_vectors, dtype=np.float32)
+            np.save(handle, vectors, allow_pickle=False)
+
+    chunks = {"kept": [asdict(c) for c in kept], "dropped": [asdict(c) for c in dropped]}
+    _recorded(directory, [CHUNKS], lambda: _write_json(directory / CHUNKS, chunks))
+    _recorded(directory, [FILES], lambda: _write_json(directory / FILES, files))
+    _recorded(directory, [DROPPED], save_dropped)
     dense = faiss.IndexFlatIP(int(kept_vectors.shape[1]))
     dense.add(np.ascontiguousarray(kept_vectors, dtype=np.float32))
-    faiss.write_index(dense, str(directory / DENSE))
+    _recorded(directory, [DENSE], lambda: faiss.write_index(dense, str(directory / DENSE)))
     bm25 = bm25s.BM25()
     bm25.index(bm25_tokenize(index_texts, progress=progress), show_progress=progress)
-    bm25.save(str(directory / BM25_DIR), allow_pickle=False, show_progress=False)
+    _recorded(
+        directory,
+        sorted(f"{BM25_DIR}/{name}" for name in BM25_FILES),
+        lambda: bm25.save(
+            str(directory / BM25_DIR), allow_pickle=False, show_progress=False, **_BM25_NAMES
+        ),
+    )
+    unknown = sorted(p for p in (directory / BM25_DIR).iterdir() if p.name not in BM25_FILES)
+    if unknown:
+        raise IndexBuildError(
+            f"bm25s wrote {_names(directory, unknown)}, which judged-rag does not know and "
+            "could never delete; install the bm25s judged-rag requires (0.3)"
+        )
 
 
 def write_gate(directory: Path, gate: dict[str, Any]) -> None:
-    """Write the pseudo-query data of the gate."""
-    _write_json(directory / GATE, gate)
+    """Write the pseudo-query data of the gate into a `new_build` folder."""
+    _recorded(directory, [GATE], lambda: _write_json(directory / GATE, gate))
 
 
 def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
-    """Write the manifest last, with a checksum of every other file, and sync to disk."""
-    checksums = {}
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        if path.name != MANIFEST:
-            checksums[path.relative_to(directory).as_posix()] = _sha256(path)
-    _write_json(directory / MANIFEST, {**manifest, "checksums": checksums})
-    for path in directory.rglob("*"):
-        if path.is_file():
-            _fsync_file(path)
-    for folder in [directory, *(p for p in directory.rglob("*") if p.is_dir())]:
-        _fsync_dir(folder)
+    """Write the manifest last, with the build id and every file's checksum; sync to disk.
+
+    Raises:
+        IndexBuildError: `directory` is not a `new_build` folder, or holds a file its
+            marker does not record with that content (it could never be proven
+            judged-rag's); no manifest is written.
+    """
+    marker = _read_marker(directory)
+    if marker is None or marker.build is None:
+        raise IndexBuildError(
+            f"{directory} has no build marker: judged-rag writes an index only into the "
+            "folder new_build made"
+        )
+    checksums: dict[str, str] = {}
+    strays: list[Path] = []
+    for relative, path in _walk(directory):
+        digest = _sha256(path) if _is_plain_file(path) else None
+        if digest is not None and (relative == MARKER or marker.wrote.get(relative) == digest):
+            checksums[relative] = digest
+        else:
+            strays.append(path)
+    if strays:
+        raise IndexBuildError(
+            f"refusing to finish the index in {directory}: judged-rag did not write "
+            f"{_names(directory, strays)}"
+        )
+    _write_json(directory / MANIFEST, {**manifest, "build": marker.build, "checksums": checksums})
+    for _, path in _walk(directory):
+        _fsync_file(path)
+    _fsync_dir(directory / BM25_DIR)
+    _fsync_dir(directory)
 
 
 def sibling(index_dir: Path, role: str) -> Path:
@@ -614,7 +688,7 @@ def sibling(index_dir: Path, role: str) -> Path:
 
 @contextlib.contextmanager
 def new_build(index_dir: Path) -> Iterator[Path]:
-    """Create ``.<name>.building``, marked judged-rag's before anything else is written.
+    """Create ``.<name>.building``, marked with a new build id before anything else is written.
 
     Call `recover` first, under the build lock. A build that fails (disk full, Ctrl-C)
     leaves no half-written copy behind; one killed outright is cleared by the next.
@@ -624,7 +698,8 @@ def new_build(index_dir: Path) -> Iterator[Path]:
     """
     building = sibling(index_dir, "building")
     building.mkdir(parents=True, exist_ok=False)
-    (building / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    with (building / MARKER).open("x", encoding="utf-8") as handle:
+        handle.write(f"{MARKER_TEXT}build {secrets.token_hex(16)}\n")
     try:
         yield building
     except BaseException:
@@ -634,109 +709,267 @@ def new_build(index_dir: Path) -> Iterator[Path]:
         raise
 
 
-def foreign_entries(directory: Path, manifest: dict[str, Any] | None = None) -> list[Path]:
-    """Entries of an index directory that judged-rag did not write, in name order.
+@dataclass(frozen=True)
+class _Marker:
+    """A marker as judged-rag writes it.
 
-    An entry is judged-rag's when it has the name and kind of one of the index's own
-    files; inside ``bm25/``, one of the names bm25s writes or a file the manifest lists.
-    Symbolic links never are.
+    Attributes:
+        build: The random id of the build that wrote it; None for the fixed text of
+            judged-rag before build ids.
+        wrote: File -> the SHA-256 the build recorded once it had written it.
+        writing: The files the build started to write (finished or not).
     """
-    listed = set(manifest["checksums"]) if manifest is not None else set()
-    found: list[Path] = []
+
+    build: str | None
+    wrote: dict[str, str]
+    writing: frozenset[str]
+
+
+_JOURNAL_LINE = re.compile(r"writing (\S+)|wrote (\S+) ([0-9a-f]{64})")
+
+
+def _read_marker(directory: Path) -> _Marker | None:
+    """The folder's marker; None if it has none or it is not one judged-rag writes."""
+    data = _read_regular(directory / MARKER, _MAX_MARKER_BYTES)
+    try:
+        text = data.decode("utf-8") if data is not None else ""
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith(MARKER_TEXT):
+        return None
+    # The last piece is "" after the final newline, or a line a kill cut short: dropping
+    # it is safe, as a file is named before it is created and recorded after it is written.
+    lines = text[len(MARKER_TEXT) :].split("\n")[:-1]
+    if not lines:
+        return _Marker(None, {}, frozenset())
+    build = re.fullmatch(r"build ([0-9a-f]{32})", lines[0])
+    if build is None:
+        return None
+    wrote: dict[str, str] = {}
+    writing: set[str] = set()
+    for line in lines[1:]:
+        entry = _JOURNAL_LINE.fullmatch(line)
+        if entry is None or (entry[1] or entry[2]) not in DATA_FILES:
+            return None
+        if entry[1]:
+            writing.add(entry[1])
+        else:
+            wrote[entry[2]] = entry[3]
+    return _Marker(build[1], wrote, frozenset(writing))
+
+
+def _recorded(directory: Path, names: Sequence[str], write: Callable[[], object]) -> None:
+    """Run `write`, naming `names` in the marker's journal before and recording them after."""
+    _journal(directory, [f"writing {name}" for name in names])
+    write()
+    _journal(
+        directory,
+        [
+            f"wrote {name} {_sha256(directory / name)}"
+            for name in names
+            if _is_plain_file(directory / name)
+        ],
+    )
+
+
+def _journal(directory: Path, lines: Sequence[str]) -> None:
+    if lines:  # one write: a kill cuts at most the last line short
+        with (directory / MARKER).open("a", encoding="utf-8") as handle:
+            handle.write("".join(f"{line}\n" for line in lines))
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """What judged-rag can prove it wrote in a folder (the rules: the module docstring).
+
+    Attributes:
+        problem: Why the folder as a whole is not provably judged-rag's, or None.
+        own: The files judged-rag provably wrote, in the order to delete them (the
+            manifest, then the marker, last: until then they still prove the rest).
+        foreign: The entries it did not write, or cannot prove it did, in name order.
+        changed: Of those, the files of an index's name holding content it did not record.
+    """
+
+    problem: str | None
+    own: list[Path]
+    foreign: list[Path]
+    changed: list[Path]
+
+
+def _claim(directory: Path) -> _Claim:
+    """Judge a folder (a real one, not a link) and each of its entries."""
+    marker = _read_marker(directory)
+    try:
+        manifest: dict[str, Any] | None = read_manifest(directory)
+    except ManifestError:
+        manifest = None
+    problem: str | None = None
+    # File -> the SHA-256 judged-rag recorded for it; None: it was being written when an
+    # unfinished build stopped (no checksum exists, but the name is this build's).
+    recorded: dict[str, str | None] = {}
+    if manifest is not None:
+        recorded = dict(manifest["checksums"])
+        build = manifest.get("build")
+        if build is not None and (marker is None or marker.build != build):
+            problem = (
+                f"its {MANIFEST} names build {build} but it holds no {MARKER} marker of that "
+                f"build, so it is not provably judged-rag's (a copied {MANIFEST} proves nothing)"
+            )
+        elif build is None:  # nothing binds an earlier judged-rag's manifest to the folder
+            missing = sorted(name for name in recorded if not _present(directory / name))
+            if missing:
+                problem = (
+                    f"its {MANIFEST} is an earlier judged-rag's (no build id), trusted only "
+                    f"when every file it lists is present and unchanged, and {_listing(missing)} "
+                    f"{'is' if len(missing) == 1 else 'are'} missing"
+                )
+    elif marker is None:
+        problem = (
+            f"it is not a judged-rag index or build (no {MARKER} marker and no judged-rag "
+            f"{MANIFEST})"
+        )
+    elif marker.build is not None:  # an unfinished build: its journal is the record
+        recorded = {**dict.fromkeys(marker.writing), **marker.wrote}
+
+    data: list[Path] = []
+    last: list[Path] = []
+    foreign: list[Path] = []
+    changed: list[Path] = []
+    for relative, path in _walk(directory):
+        if not _is_plain_file(path):
+            foreign.append(path)
+            continue
+        if relative == MANIFEST:
+            mine = manifest is not None
+        elif relative == MARKER and manifest is None:
+            mine = marker is not None
+        elif relative in DATA_FILES or relative == MARKER:
+            digest = recorded.get(relative, "")  # "": not recorded, so not judged-rag's
+            mine = digest is None or _sha256(path) == digest
+        else:
+            foreign.append(path)  # a name judged-rag never writes, whatever a manifest lists
+            continue
+        if mine:
+            (last if relative in (MANIFEST, MARKER) else data).append(path)
+        else:
+            foreign.append(path)
+            changed.append(path)
+    last.sort(key=lambda path: path.name == MARKER)
+    return _Claim(problem, data + last, foreign, changed)
+
+
+def _walk(directory: Path) -> list[tuple[str, Path]]:
+    """The entries of a folder and of its ``bm25/`` (when a real folder), by relative name."""
+    found: list[tuple[str, Path]] = []
     for entry in sorted(directory.iterdir()):
-        if entry.is_symlink():
-            found.append(entry)
-        elif entry.name == BM25_DIR and entry.is_dir():
-            found += [
-                inner
-                for inner in sorted(entry.iterdir())
-                if inner.is_symlink()
-                or not inner.is_file()
-                or (inner.name not in BM25_FILES and f"{BM25_DIR}/{inner.name}" not in listed)
-            ]
-        elif entry.name not in OWN_FILES or not entry.is_file():
-            found.append(entry)
+        if entry.name == BM25_DIR and entry.is_dir() and not entry.is_symlink():
+            found += [(f"{BM25_DIR}/{inner.name}", inner) for inner in sorted(entry.iterdir())]
+        else:
+            found.append((entry.name, entry))
     return found
+
+
+def _checked_claim(directory: Path, action: str) -> _Claim:
+    """The claim on `directory`, if it proves every entry judged-rag's.
+
+    Raises:
+        ForeignDataError: Naming the folder, why it is not provably judged-rag's and the
+            entries judged-rag did not write.
+    """
+    if directory.is_symlink() or not directory.is_dir():  # judged-rag makes neither
+        raise ForeignDataError(
+            f"refusing to {action} {directory}: it is a link or a file, not a judged-rag index; "
+            "move it away and try again"
+        )
+    claim = _claim(directory)
+    reasons = [claim.problem] if claim.problem is not None else []
+    unknown = [path for path in claim.foreign if path not in claim.changed]
+    if unknown:
+        reasons.append(f"judged-rag did not write {_names(directory, unknown)}")
+    if claim.changed:
+        reasons.append(
+            f"judged-rag did not write {_names(directory, claim.changed)} as "
+            f"{'it is' if len(claim.changed) == 1 else 'they are'} (the content matches no "
+            "checksum it recorded)"
+        )
+    if reasons:
+        if claim.problem is not None:
+            advice = "move this folder away"
+        else:
+            advice = f"move {'it' if len(claim.foreign) == 1 else 'them'} away"
+        raise ForeignDataError(
+            f"refusing to {action} {directory}: {'; '.join(reasons)}; {advice} and try again"
+        )
+    return claim
+
+
+def check_own(directory: Path, action: str) -> None:
+    """Refuse unless judged-rag provably wrote `directory` and everything in it.
+
+    Args:
+        directory: An index, or a hidden sibling of one.
+        action: What would be done to it, for the message ("rebuild the index").
+
+    Raises:
+        ForeignDataError: It is a link or a file, not provably judged-rag's (see the module
+            docstring), or holds entries judged-rag did not write; nothing is changed.
+    """
+    _checked_claim(directory, action)
 
 
 def remove_index_dir(directory: Path) -> None:
     """Delete a judged-rag index or unfinished build, provided nothing else is in it.
 
     Raises:
-        ForeignDataError: The folder is not provably judged-rag's (no marker, no valid
-            manifest) or holds entries judged-rag did not write; nothing is deleted.
+        ForeignDataError: As `check_own`; nothing is deleted.
     """
-    if directory.is_symlink() or not directory.is_dir():  # judged-rag makes neither
-        raise ForeignDataError(
-            f"refusing to delete {directory}: it is a link or a file, not a judged-rag index; "
-            "move it away and try again"
-        )
-    manifest = _own_manifest(directory)
-    if manifest is None and not _has_marker(directory):
-        held = sorted(directory.iterdir())
-        raise ForeignDataError(
-            f"refusing to delete {directory}: it is not a judged-rag index or build (no "
-            f"{MARKER} marker and no judged-rag {MANIFEST})"
-            + (f" and holds {_names(directory, held)}" if held else "")
-            + "; move it away and try again"
-        )
-    foreign = foreign_entries(directory, manifest)
-    if foreign:
-        raise ForeignDataError(
-            f"refusing to delete {directory}: it holds entries judged-rag did not write "
-            f"({_names(directory, foreign)}); move them away and try again"
-        )
-    _delete_own(directory, manifest)
+    _delete_own(directory, _checked_claim(directory, "delete"))
 
 
-def _own_manifest(directory: Path) -> dict[str, Any] | None:
-    try:
-        return read_manifest(directory)
-    except ManifestError:
-        return None
-
-
-def _has_marker(directory: Path) -> bool:
-    marker = directory / MARKER
-    if marker.is_symlink() or not marker.is_file():
-        return False
-    try:
-        with marker.open("rb") as handle:
-            return handle.read(len(MARKER_TEXT) + 1) == MARKER_TEXT.encode()
-    except OSError:
-        return False
-
-
-def _delete_own(directory: Path, manifest: dict[str, Any] | None) -> list[Path]:
-    """Delete judged-rag's entries of `directory`, then the folder if that emptied it.
-
-    Returns:
-        The entries left because judged-rag did not write them.
-    """
-    foreign = set(foreign_entries(directory, manifest))
+def _delete_own(directory: Path, claim: _Claim) -> None:
+    """Delete the files `claim` proves judged-rag's, then the folders that emptied."""
+    for path in claim.own:
+        path.unlink(missing_ok=True)
     bm25 = directory / BM25_DIR
-    if bm25.is_dir() and not bm25.is_symlink():
-        for inner in bm25.iterdir():
-            if inner not in foreign:
-                inner.unlink()
-        if not any(bm25.iterdir()):
-            bm25.rmdir()
-    for entry in directory.iterdir():
-        if entry not in foreign and entry != bm25:
-            entry.unlink()
+    if bm25.is_dir() and not bm25.is_symlink() and not any(bm25.iterdir()):
+        bm25.rmdir()
     if not any(directory.iterdir()):
         directory.rmdir()
-    return sorted(foreign)
 
 
 def _names(directory: Path, entries: Sequence[Path]) -> str:
-    shown = [p.relative_to(directory).as_posix() for p in entries[:5]]
-    more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
-    return ", ".join(shown) + more
+    return _listing([p.relative_to(directory).as_posix() for p in entries])
+
+
+def _listing(names: Sequence[str]) -> str:
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return ", ".join(names[:5]) + more
 
 
 def _present(path: Path) -> bool:
     return path.exists() or path.is_symlink()
+
+
+def _is_plain_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """A regular file's bytes, if it has at most `limit`; None for anything else."""
+    try:
+        # Neither follow a link nor wait for the writer of a named pipe put there.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = handle.read(limit + 1)
+        except OSError:
+            return None
+    return data if len(data) <= limit else None
 
 
 def recover(index_dir: Path) -> None:
@@ -751,7 +984,7 @@ def recover(index_dir: Path) -> None:
         if _present(index_dir):
             logger.info("removing the previous index %s left by an interrupted swap", old)
             remove_index_dir(old)
-        elif old.is_symlink() or (_own_manifest(old) is None and not _has_marker(old)):
+        elif old.is_symlink() or not old.is_dir() or _claim(old).problem is not None:
             raise ForeignDataError(
                 f"refusing to build the index {index_dir}: {old} is in the way and is not a "
                 "judged-rag index; move it away and try again"
@@ -767,8 +1000,8 @@ def recover(index_dir: Path) -> None:
 def swap_in(building: Path, index_dir: Path) -> None:
     """Replace `index_dir` by the finished `building` directory.
 
-    The replaced folder loses only judged-rag's files; anything else that appeared in it
-    during the build stays in ``.<name>.old``, with a warning.
+    The replaced folder loses only the files judged-rag provably wrote (judged again now,
+    not when the build started); anything else stays in ``.<name>.old``, with a warning.
     """
     old = sibling(index_dir, "old")
     if _present(index_dir):
@@ -777,15 +1010,16 @@ def swap_in(building: Path, index_dir: Path) -> None:
     _fsync_dir(index_dir.parent)
     if not _present(old):
         return
-    manifest = _own_manifest(old)
-    if manifest is not None or _has_marker(old):
-        left = _delete_own(old, manifest)
-    else:  # an empty folder the user made for the index: only ever rmdir it
+    claim = _claim(old) if old.is_dir() and not old.is_symlink() else None
+    if claim is not None and claim.problem is None:
+        _delete_own(old, claim)
+        left = claim.foreign if _present(old) else []
+    else:  # e.g. an empty folder the user made for the index: only ever rmdir it
         try:
             old.rmdir()
             left = []
         except OSError:
-            left = sorted(old.iterdir())
+            left = sorted(old.iterdir()) if old.is_dir() and not old.is_symlink() else []
     if left:
         logger.warning(
             "kept %s: it holds entries judged-rag did not write (%s); move them away",
