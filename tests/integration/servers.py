@@ -141,12 +141,15 @@ class Server:
         return get_sync_client(url=self.url, api_key=None, timeout=60)
 
 
-def start_dev_server(config: Path, cwd: Path, log: Path) -> Server:
-    """`langgraph dev` on a free loopback port; the log lives outside the project folder."""
+def start_dev_server(config: Path, cwd: Path, log: Path, **env: str) -> Server:
+    """`langgraph dev` on a free loopback port; the log lives outside the project folder.
+
+    `env`: extra environment variables for the server process.
+    """
     port = free_port()
     cmd = [LANGGRAPH, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
     cmd += ["--port", str(port), "--config", str(config)]
-    proc = start(cmd, cwd=cwd, log=log, env=env_with_repo_on_path())
+    proc = start(cmd, cwd=cwd, log=log, env=env_with_repo_on_path(**env))
     server = Server(proc, port, log)
     try:
         wait_ready(proc, f"{server.url}/ok", log=log)

@@ -11,8 +11,10 @@ refusal and that nothing changed; normal use of the same routes keeps working.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -261,3 +263,32 @@ def test_streamed_events_do_not_name_the_operators_model(server: Server, assista
     assert "event: messages" in raw and "on_chat_model_start" in raw  # the stream is whole
     assert server_graph.ANSWER.split()[0] in raw
     assert "ls_model_name" not in raw and "ls_provider" not in raw
+
+
+def test_citations_and_state_name_files_below_the_indexed_folder(tmp_path: Path) -> None:
+    from judged_rag.indexing import build_index
+    from tests.integration import indexed_graph
+
+    docs = tmp_path / "srv" / "private" / "kb"
+    (docs / "policies").mkdir(parents=True)
+    (docs / "policies" / "france.md").write_text("# France\n\nParis is the capital of France.")
+    (docs / "tea.md").write_text("# Tea\n\nGreen tea is brewed from steamed leaves.")
+    index = tmp_path / "index"
+    build_index([docs.resolve()], index, embeddings=indexed_graph.embeddings(), progress=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    config = guarded_config(project, {"judged_rag": f"{indexed_graph.__file__}:make_graph"})
+    env = {indexed_graph.INDEX_ENV: str(index)}
+    srv = start_dev_server(config, project, tmp_path / "server.log", **env)
+    try:
+        client = srv.client()
+        thread_id = str(client.threads.create()["thread_id"])
+        (found,) = client.assistants.search(graph_id="judged_rag")
+        out = client.runs.wait(thread_id, found["assistant_id"], input=QUESTION)
+        assert isinstance(out, dict) and out["citations"]
+        sources = {c["source"] for c in out["citations"]}
+        assert sources <= {"policies/france.md", "tea.md"}
+        state = json.dumps(client.threads.get_state(thread_id)["values"])
+        assert str(tmp_path) not in state and "private" not in state
+    finally:
+        stop_and_check(srv)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 
 from langchain_core.documents import Document
@@ -38,8 +39,16 @@ def numbered(docs: list[Doc], limit: int = 1200) -> str:
 _SCORE_KEYS = ("similarity", "score", "bm25", "keyword", "dense", "rank", "relevance_score")
 
 
-def to_doc(document: Document, *, origin: str, iteration: int, reliability: str) -> Doc:
-    """A LangChain `Document` as the plain-JSON `Doc` kept in state."""
+def to_doc(
+    document: Document, *, origin: str, iteration: int, reliability: str, served: bool = False
+) -> Doc:
+    """A LangChain `Document` as the plain-JSON `Doc` kept in state.
+
+    `served`: the run is a remote client's, so a local file is named by its path below
+    the indexed folder (`relative_source`) or, failing that, by its file name, never by
+    where the server keeps it. Everything the client sees (state, streams, citations)
+    is built from this `Doc`.
+    """
     meta = document.metadata or {}
     content = document.page_content or ""
     doc_id = str(
@@ -49,6 +58,8 @@ def to_doc(document: Document, *, origin: str, iteration: int, reliability: str)
         or hashlib.sha1(content.encode("utf-8")).hexdigest()[:16]
     )
     source = str(meta.get("source") or meta.get("url") or "")
+    if served and os.path.isabs(source):
+        source = str(meta.get("relative_source") or os.path.basename(source))
     title = str(meta.get("title") or (source.rsplit("/", 1)[-1] if source else doc_id))
     scores = {
         key: float(meta[key])

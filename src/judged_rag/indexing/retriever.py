@@ -14,6 +14,7 @@ exposes the stored chunk <-> pseudo-query similarities and the question's best c
 from __future__ import annotations
 
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal, NamedTuple
@@ -36,17 +37,28 @@ logger = logging.getLogger(__name__)
 Fusion = Literal["weighted", "rrf"]
 
 
-def chunk_document(chunk: Chunk, reliability: str, **scores: float) -> Document:
+def chunk_document(
+    chunk: Chunk, reliability: str, *, root: str | None = None, **scores: float
+) -> Document:
     """A stored chunk as the retriever returns it: text, ids, title, `scores`, reliability.
 
-    `reliability` is the index's grade, used when the chunk has none of its own.
+    `reliability` is the index's grade, used when the chunk has none of its own. With
+    the index's `root` (`IndexStore.source_root`), a source that is a file's absolute
+    path also comes as `relative_source`, its path below that folder, which is what a
+    served run shows remote clients.
     """
+    relative = {}
+    if root and os.path.isabs(chunk.source):
+        below = os.path.relpath(chunk.source, root)
+        if not below.startswith(os.pardir):
+            relative = {"relative_source": below}
     return Document(
         id=chunk.id,
         page_content=chunk.text,
         metadata={
             "chunk_id": chunk.id,
             "source": chunk.source,
+            **relative,
             "title": chunk.title,
             **scores,
             "reliability": chunk.reliability or reliability,
@@ -230,6 +242,7 @@ class HybridRetriever(FusedRetriever):
                 chunk_document(
                     store.chunks[int(candidates[i])],
                     store.reliability,
+                    root=store.source_root,
                     similarity=float(similarity[i]),
                     bm25=float(bm25[i]),
                     score=float(np.clip(score[i], 0.0, 1.0)),

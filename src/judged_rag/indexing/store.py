@@ -64,6 +64,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +227,16 @@ class IndexStore:
     def title_context(self) -> bool:
         """Whether chunks were embedded with their title in front."""
         return bool(self.manifest["settings"].get("title_context", False))
+
+    @cached_property
+    def source_root(self) -> str | None:
+        """The deepest folder holding every indexed file given by an absolute path, or None.
+
+        Citations served to remote clients name a file by its path below this folder,
+        not by where the server keeps it.
+        """
+        folders = {os.path.dirname(c.path) for c in self.chunks if os.path.isabs(c.path)}
+        return os.path.commonpath(sorted(folders)) if folders else None
 
     def __len__(self) -> int:
         return len(self.chunks)

@@ -53,7 +53,13 @@ def retrieve(
             events.append(event("retrieve", "error", query=query[:200], **failure))
             continue
         for rank, document in enumerate(found[: cfg.top_k]):
-            doc = to_doc(document, origin="kb", iteration=iteration, reliability=cfg.kb_reliability)
+            doc = to_doc(
+                document,
+                origin="kb",
+                iteration=iteration,
+                reliability=cfg.kb_reliability,
+                served=redact,
+            )
             key = content_key(doc)
             fused = ranked[key][0] if key in ranked else 0.0
             ranked[key] = (fused + 1.0 / (RRF_K + rank), ranked[key][1] if key in ranked else doc)

@@ -75,7 +75,9 @@ def web_search(
         events.append(event("web_search", "error", query=query, **failure))
         return {**out, "cost": cost, "trace": events}
     iteration = state.get("iteration", 0)
-    docs = [to_doc(d, origin="web", iteration=iteration, reliability="F") for d in found]
+    docs = [
+        to_doc(d, origin="web", iteration=iteration, reliability="F", served=redact) for d in found
+    ]
     docs = [d for d in docs if d["content"].strip()]
     if cfg.subject_check:
         docs = _about_the_subject(question, docs, events)
