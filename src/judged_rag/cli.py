@@ -274,6 +274,7 @@ def _serve(args: argparse.Namespace) -> int:
         checkpointer=args.checkpointer,
         run_threads=args.run_threads,
         allowed_hosts=args.allowed_host or (),
+        body_timeout=args.body_timeout,
     )
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
@@ -282,7 +283,13 @@ def _serve(args: argparse.Namespace) -> int:
             "and --allowed-host ones are answered",
             file=sys.stderr,
         )
-    serve(app, host=args.host, port=args.port)
+    serve(
+        app,
+        host=args.host,
+        port=args.port,
+        header_timeout=args.header_timeout,
+        max_connections=args.max_connections,
+    )
     return 0
 
 
@@ -431,6 +438,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST",
         help="a Host header name to serve besides 127.0.0.1, localhost and [::1] (repeat); "
         "without an API key other hosts are refused",
+    )
+    serve_.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="most time a request head may take; then the connection closes (default: 10)",
+    )
+    serve_.add_argument(
+        "--body-timeout",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="most time a request body may take after its head; then 408 (default: 15)",
+    )
+    serve_.add_argument(
+        "--max-connections",
+        type=int,
+        default=100,
+        metavar="N",
+        help="connections served at once; a request on one more gets 503 (default: 100)",
     )
     common(serve_)
     serve_.set_defaults(func=_serve)

@@ -1,13 +1,16 @@
 """`judged-rag serve` against hostile clients, over loopback.
 
-Three servers on the fake-model graph (`server_graph.py`, given as a factory so the
-server builds it with the operator's settings and `remote=True`):
+Servers on the fake-model graph (`server_graph.py`, given as a factory so the server
+builds it with the operator's settings and `remote=True`):
 
 - `keyed`: an API key and operator settings (a database URL, a collection, an index
   folder, `max_llm_calls=4`) that clients may echo but not change;
 - `open`: no API key (loopback Host names and `--allowed-host rag.internal` only),
   threads kept in SQLite;
-- `unreachable`: a knowledge base that fails with its host and port in the message.
+- `unreachable`: a knowledge base that fails with its host and port in the message;
+- `limited`: an API key and low connection limits (2 s for a head, 2 s for a body,
+  3 connections), which slow clients meet over raw sockets;
+- `operator_models`: models named by the operator (`make_operator_model_graph`).
 
 No client error may give a 500 or a traceback in the server's log (checked at teardown).
 """
@@ -17,16 +20,21 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
 
+from judged_rag import build_graph
 from judged_rag.configuration import CLIENT_SETTINGS, Configuration
 from judged_rag.errors import REDACTED
+from judged_rag.graph.builder import Graph
 from tests.integration import server_graph
 from tests.integration.servers import (
     PYTHON,
@@ -42,6 +50,7 @@ from tests.integration.servers import (
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 KEY_ENV = "JUDGED_RAG_TEST_API_KEY"
+JSON = "Content-Type: application/json"
 Q = {"question": "What is the capital of France?"}
 OPERATOR = {
     "database_url": "postgresql+psycopg://operator@127.0.0.1:1/kb",
@@ -119,6 +128,92 @@ def unreachable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from launch(tmp_path_factory.mktemp("unreachable"), args)
 
 
+HEAD_SECONDS = BODY_SECONDS = 2
+MAX_CONNECTIONS = 3
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    args = ["--api-key-env", KEY_ENV, "--graph", "tests.integration.server_graph:make_graph"]
+    args += ["--header-timeout", str(HEAD_SECONDS), "--body-timeout", str(BODY_SECONDS)]
+    args += ["--max-connections", str(MAX_CONNECTIONS)]
+    env = {KEY_ENV: secrets.token_urlsafe(16)}
+    yield from launch(tmp_path_factory.mktemp("limited"), args, env)
+
+
+OPERATOR_MODEL = "operator-private-model-7b"
+
+
+def make_operator_model_graph(
+    *, settings: Mapping[str, Any] | None = None, remote: bool = False
+) -> Graph:
+    """The fake-model graph with models as an operator names them (a `--graph` factory).
+
+    Its judge is the one the server builds from the operator's `judge_model` setting (a
+    `ChatOpenAI`; LangChain puts its name in the metadata of every call, even one that
+    fails). Its generator answers as providers do, naming its model in the answer's
+    `response_metadata`.
+    """
+    parts = server_graph.fake_components()
+    parts.judge_model = None
+    answer = AIMessage(
+        content=server_graph.ANSWER,
+        response_metadata={"model_name": OPERATOR_MODEL, "model_provider": "openai"},
+    )
+    parts.chat_model = FakeMessagesListChatModel(responses=[answer])
+    return build_graph(parts, retry_interval=0, max_attempts=1, settings=settings, remote=remote)
+
+
+@pytest.fixture(scope="module")
+def operator_models(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    settings = {
+        "judge_model": f"openai:{OPERATOR_MODEL}",
+        "base_url": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens: calls fail fast
+        "request_timeout": 2,
+        # Few calls to fail, and an answer from the generator all the same.
+        "web_search": "none",
+        "verify": False,
+        "max_iterations": 1,
+    }
+    args = ["--graph", f"{__name__}:make_operator_model_graph"]
+    for name, value in settings.items():
+        args += ["--set", f"{name}={value}"]
+    env = {"OPENAI_API_KEY": "sk-test-not-a-key"}
+    yield from launch(tmp_path_factory.mktemp("operator_models"), args, env)
+
+
+def connect(server: Server) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.port), timeout=10)
+
+
+def head(server: Server, method: str, endpoint: str, *lines: str, key: bool = True) -> bytes:
+    """A request head for `endpoint`, with the server's key unless `key=False`."""
+    fields = [f"{method} /judged-rag/{endpoint} HTTP/1.1", "Host: 127.0.0.1", *lines]
+    if key:
+        fields += [f"{k}: {v}" for k, v in server.headers.items()]
+    return ("\r\n".join(fields) + "\r\n\r\n").encode()
+
+
+def answer(sock: socket.socket, within: float) -> tuple[int | None, bool]:
+    """The status the server answers on `sock` (`None`: none), and whether it then closed
+    the connection, waiting at most `within` seconds for both."""
+    deadline = time.monotonic() + within
+    received = b""
+    closed = False
+    while not closed and time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            data = sock.recv(65536)
+        except TimeoutError:
+            break
+        except ConnectionResetError:
+            data = b""
+        received += data
+        closed = not data
+    status = re.match(rb"HTTP/1\.1 (\d{3}) ", received)
+    return (int(status[1]) if status else None), closed
+
+
 # Finding 1: the settings a client may send are an allowlist, under the operator's.
 
 
@@ -151,7 +246,8 @@ def test_every_route_refuses_them(keyed: Server, endpoint: str) -> None:
     assert "database_url is fixed by the server" in response.text
 
 
-def test_the_servers_own_values_may_be_echoed(keyed: Server) -> None:
+def test_the_servers_own_values_are_refused_too(keyed: Server) -> None:
+    # Accepting the right value would confirm a guess (a model name, a path, an endpoint).
     echoed = {
         **{k: v for k, v in OPERATOR.items() if k != "max_llm_calls"},
         "store": "files",
@@ -160,8 +256,9 @@ def test_the_servers_own_values_may_be_echoed(keyed: Server) -> None:
         "base_url": "",
     }
     response = keyed.ask(echoed)
-    assert response.status_code == 200, response.text
-    assert response.json()["output"]["answer"] == server_graph.ANSWER
+    assert response.status_code == 422, response.text
+    for name in echoed:
+        assert f"{name} is fixed by the server" in response.json()["detail"]
 
 
 def test_unknown_settings_and_langgraph_keys_are_refused(keyed: Server) -> None:
@@ -336,3 +433,75 @@ def test_failures_reach_clients_redacted(unreachable: Server) -> None:
         assert streamed.status_code == 200 and REDACTED in streamed.text
         assert address not in streamed.text, endpoint
     assert address in unreachable.log.read_text()  # the operator still sees it
+
+
+# Finding 4: what a slow, keyless or numerous client can hold.
+
+
+def test_a_keyless_request_is_refused_before_its_body(keyed: Server) -> None:
+    # The body never arrives whole: only the head decides, at once (the server's body
+    # deadline is its default, 15 s), and the connection closes with the unread body.
+    with connect(keyed) as sock:
+        declared = "Content-Length: 100000"
+        sock.sendall(head(keyed, "POST", "invoke", declared, JSON, key=False) + b'{"input": ')
+        assert answer(sock, within=5) == (401, True)
+
+
+@pytest.mark.parametrize("endpoint", ["invoke", "stream_events"])
+def test_a_half_sent_body_is_cut_off(limited: Server, endpoint: str) -> None:
+    with connect(limited) as sock:
+        sock.sendall(head(limited, "POST", endpoint, "Content-Length: 1000", JSON) + b'{"input"')
+        assert answer(sock, within=BODY_SECONDS + 15) == (408, True)
+
+
+def test_a_head_that_never_ends_is_cut_off(limited: Server) -> None:
+    with connect(limited) as partial, connect(limited) as idle:
+        partial.sendall(b"POST /judged-rag/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        assert answer(partial, within=HEAD_SECONDS + 15) == (408, True)
+        assert answer(idle, within=HEAD_SECONDS + 15) == (None, True)  # closed, unanswered
+
+
+def test_an_oversized_head_is_refused(limited: Server) -> None:
+    # A header growing without end, sent in pieces; the server reads every byte it is
+    # sent before refusing (unread bytes would reset the connection and lose the answer).
+    with connect(limited) as sock:
+        sock.sendall(b"GET /judged-rag/input_schema HTTP/1.1\r\nX-Padding: ")
+        for _ in range(3):
+            sock.sendall(b"a" * 40_000)
+            time.sleep(0.2)
+        assert answer(sock, within=15) == (400, True)
+
+
+def test_connections_over_the_limit_get_503(limited: Server) -> None:
+    request = head(limited, "GET", "input_schema", "Connection: close")
+    held = [connect(limited) for _ in range(MAX_CONNECTIONS - 1)]
+    try:
+        # Idle connections count: with them open, one request is still served...
+        with connect(limited) as sock:
+            sock.sendall(request)
+            assert answer(sock, within=10) == (200, True)
+        held.append(connect(limited))
+        # ...and none once they fill the limit.
+        with connect(limited) as sock:
+            sock.sendall(request)
+            assert answer(sock, within=10) == (503, True)
+    finally:
+        for sock in held:
+            sock.close()
+    deadline = time.monotonic() + 10
+    while limited.get("input_schema").status_code != 200:
+        assert time.monotonic() < deadline, "the server stayed full after the clients left"
+        time.sleep(0.1)
+
+
+# Finding 5: what the streams say about the operator's models.
+
+
+@pytest.mark.parametrize("endpoint", ["stream_events", "stream_log"])
+def test_streams_leave_out_the_operators_models(operator_models: Server, endpoint: str) -> None:
+    response = operator_models.post(endpoint, {"input": Q})
+    assert response.status_code == 200, response.text
+    assert server_graph.ANSWER[:5] in response.text  # the answer still streams
+    assert '"langgraph_node":' in response.text  # and events still say where they come from
+    for leak in (OPERATOR_MODEL, "ls_model_name", "ls_provider", "lc_versions"):
+        assert leak not in response.text, leak

@@ -16,8 +16,8 @@ What this adapter adds to a bare `add_routes(app, graph)`:
   per-request config modifier is LangServe's single choke point, on every route that
   runs the graph (streams and `/batch` included): it resolves what the client sent
   with `client_configuration` under the operator's settings and answers 422 naming
-  each refused setting (an operator setting with a value other than the server's, a
-  budget above the operator's, an unknown name, an invalid value). It then builds the
+  each refused setting (an operator setting, whatever its value, a budget above the
+  operator's, an unknown name, an invalid value). It then builds the
   run's `configurable` from scratch: the resolved settings, plus `thread_id` when
   threads are kept; nothing else a client sent (e.g. `checkpoint_id`) reaches the graph.
 - Redaction: the default graph is `build_graph(settings=<operator's>, remote=True)`. It
@@ -27,24 +27,41 @@ What this adapter adds to a bare `add_routes(app, graph)`:
   output because `/stream_log` and `/stream_events` show every node's output, not only
   the final one. Such a graph is handed only the resolved client settings, so operator
   values never enter a run's config (LangChain copies its `model` into the metadata
-  `/stream_events` returns). Give a graph of your own as a factory called
-  `f(settings=..., remote=True)` (as `build_graph` takes them), or compiled with
-  `remote=True` and the same settings. A compiled graph built without `remote=True` is
-  handed all the resolved settings (its only way to get the operator's) and does not
-  redact: a warning says so at startup.
-- Requests are checked before LangServe reads them, first by the guard the LangGraph
+  `/stream_events` returns). What the models add themselves is dropped from
+  `/stream_events` and `/stream_log`: run metadata keeps only where a run is in the
+  graph (`PUBLIC_METADATA`; chat models add their provider, model name, temperature and
+  token limit, LangChain its package versions), and answers lose the provider's
+  `response_metadata` and `llm_output` (model name again). Give a graph of your own as
+  a factory called `f(settings=..., remote=True)` (as `build_graph` takes them), or
+  compiled with `remote=True` and the same settings. A compiled graph built without
+  `remote=True` is handed all the resolved settings (its only way to get the
+  operator's) and does not redact: a warning says so at startup.
+- Requests are checked before LangServe reads them, and whatever the head alone can
+  decide is decided before a byte of the body is read: a path is at most
+  `MAX_PATH_CHARS` long (414; it may carry a compressed config); with an API key
+  (`X-API-Key` header, 401 without) every route needs it. Then the guard the LangGraph
   server has too (`judged_rag.http_guard.RequestGuard`): without an API key, the Host
   header must name a loopback host (127.0.0.1, localhost, [::1], any port) or one of
-  `allowed_hosts` (400), so a web page cannot reach the server through DNS rebinding;
-  a body must be `application/json` (415), so a page cannot post a form to it either;
-  and it is at most `max_body_bytes`, counted while reading, chunked bodies too (413).
-  With an API key (`X-API-Key` header, 401 without) every route needs it, and the Host
-  check applies only when `allowed_hosts` are given. Then a body must be valid UTF-8
-  JSON nested at most `MAX_JSON_DEPTH` deep (400), `/batch` takes at most `max_batch`
-  inputs (413), and a path is at most `MAX_PATH_CHARS` long (414; it may carry a
-  compressed config). Invalid input or settings give 422 on every route, streams
-  included, because they are checked before the run starts. No client error gives a
-  500 or a logged traceback.
+  `allowed_hosts` (400), so a web page cannot reach the server through DNS rebinding
+  (with a key, only when `allowed_hosts` are given); a body must be `application/json`
+  (415), so a page cannot post a form to it either; and it is at most `max_body_bytes`,
+  counted while reading, chunked bodies too (413). Then a body must be valid UTF-8 JSON
+  nested at most `MAX_JSON_DEPTH` deep (400), and `/batch` takes at most `max_batch`
+  inputs (413). A response given before the body has all arrived closes the
+  connection. Invalid input or settings give 422 on every route, streams included,
+  because they are checked before the run starts. No client error gives a 500 or a
+  logged traceback.
+- Limits on slow and numerous clients, ceilings the operator sets (`serve` and
+  `create_app` arguments, `judged-rag serve` flags): a request head must arrive within
+  `header_timeout` (10 s) of the connection's opening or the previous response's end,
+  or the connection closes (408 if part of a head came), and be at most
+  `MAX_HEAD_BYTES` (64 KiB while incomplete; 400); a body must arrive whole within
+  `body_timeout` (15 s) of its head (408, and the connection closes); `max_connections`
+  (100) are served at once, idle and half-sent ones included, and a request on one more
+  gets 503. uvicorn bounds neither a head's time nor, with httptools, its size: the app
+  runs on uvicorn's h11 protocol with a head deadline added (`_BoundedHeads`). A
+  shutdown waits `shutdown_timeout` (30 s) for running requests. A client reading its
+  response slowly is only bounded by `max_connections`.
 - `/stream_log` and `/stream_events` serialise LangGraph's `Send` packets (LangServe's
   serialiser cannot, and the judge fan-out uses them).
 - An optional checkpointer (`checkpointer="sqlite:PATH"`) keeps threads across runs and
@@ -65,16 +82,21 @@ import hmac
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal, get_type_hints
+from typing import Any, Literal, TypeVar, cast, get_type_hints, overload
 
+import h11
 import orjson
 from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGeneration, Generation, LLMResult
 from langchain_core.runnables import ConfigurableFieldSpec, Runnable, RunnableConfig
+from langchain_core.runnables.schema import StreamEvent
+from langchain_core.tracers.log_stream import RunLog, RunLogPatch
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel import Pregel
 from langgraph.types import Overwrite, Send
@@ -86,6 +108,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope
 from starlette.types import Send as ASGISend
 from typing_extensions import Self
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from judged_rag.configuration import (
     ACCESS,
@@ -118,6 +141,31 @@ MAX_BODY_BYTES = 256 * 1024
 MAX_BATCH = 16
 MAX_JSON_DEPTH = 32
 MAX_PATH_CHARS = 2048
+HEADER_TIMEOUT = 10.0
+"""Seconds a request head may take to arrive, counted from the connection's opening or
+the previous response's end."""
+MAX_HEAD_BYTES = 64 * 1024
+BODY_TIMEOUT = 15.0
+"""Seconds a request body may take to arrive whole, counted from the end of its head."""
+MAX_CONNECTIONS = 100
+SHUTDOWN_TIMEOUT = 30
+"""Seconds a shutdown waits for running requests before cancelling them."""
+PUBLIC_METADATA = frozenset(
+    {
+        "langgraph_step",
+        "langgraph_node",
+        "langgraph_triggers",
+        "langgraph_path",
+        "langgraph_checkpoint_ns",
+        "checkpoint_ns",
+        THREAD_ID,
+    }
+)
+"""Run metadata `/stream_events` and `/stream_log` show: where a run is in the graph. The
+rest is the operator's: chat models add their provider, model name, temperature and
+token limit (`ls_*`), LangChain its package versions (`lc_versions`)."""
+
+T = TypeVar("T")
 
 GraphFactory = Callable[..., Graph]
 """Builds the graph to serve from keyword arguments `settings` and `remote`."""
@@ -206,8 +254,8 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
         fields: dict[str, Any] = {
             s.id: (s.annotation, Field(default=None, description=s.description)) for s in specs
         }
-        # Other names pass through to the config modifier, which refuses unknown ones and
-        # accepts an operator setting only with the server's value (forms echo it back).
+        # Other names pass through to the config modifier, which refuses them by name
+        # (unknown ones, and operator settings whatever their value).
         settings = create_model("JudgedRagSettings", __config__=ConfigDict(extra="allow"), **fields)
         self._config_model = create_model(
             "JudgedRagConfig",
@@ -261,6 +309,157 @@ class _ServedGraph(Runnable[dict[str, Any], dict[str, Any]]):
     def _output(self, values: Any) -> dict[str, Any]:
         # "values" chunks carry the whole working state; clients get the output keys.
         return {k: v for k, v in values.items() if k in self._output_keys}
+
+    @overload
+    def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: Literal["v1", "v2"] = "v2",
+        **kwargs: Any,
+    ) -> AsyncIterator[StreamEvent]: ...
+
+    @overload
+    def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: Literal["v3"],
+        **kwargs: Any,
+    ) -> Awaitable[Any]: ...
+
+    def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: Literal["v1", "v2", "v3"] = "v2",
+        **kwargs: Any,
+    ) -> AsyncIterator[StreamEvent] | Awaitable[Any]:
+        """The graph's events (v1, v2), less what only the operator may know.
+
+        Raises:
+            ValueError: `version="v3"`, whose typed streams are not filtered.
+        """
+        if version == "v3":
+            raise ValueError("astream_events v3 is not served")
+        events = super().astream_events(input, config, version=version, **kwargs)
+        return _mapped(events, _public_event)
+
+    @overload
+    def astream_log(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        diff: Literal[True] = True,
+        **kwargs: Any,
+    ) -> AsyncIterator[RunLogPatch]: ...
+
+    @overload
+    def astream_log(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        diff: Literal[False],
+        **kwargs: Any,
+    ) -> AsyncIterator[RunLog]: ...
+
+    def astream_log(
+        self, input: Any, config: RunnableConfig | None = None, *, diff: bool = True, **kwargs: Any
+    ) -> AsyncIterator[RunLogPatch] | AsyncIterator[RunLog]:
+        """The graph's run log (patches, or whole), less what only the operator may know."""
+        if diff:
+            patches = super().astream_log(input, config, diff=True, **kwargs)
+            return _mapped(patches, _public_patch)
+        return _mapped(super().astream_log(input, config, diff=False, **kwargs), _public_log)
+
+
+async def _mapped(stream: AsyncIterator[T], public: Callable[[T], T]) -> AsyncIterator[T]:
+    """`public` of each item of `stream`, closing `stream` when the consumer stops."""
+    try:
+        async for item in stream:
+            yield public(item)
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def _public(value: Any) -> Any:
+    """`value` without what model providers add to an answer: model name, provider, ...
+
+    Messages lose their `response_metadata`, generations their `generation_info`, results
+    their `llm_output` (as objects, or as the dicts `/stream_log` carries). Only dicts,
+    lists and tuples are searched: that is where events and logs put messages.
+    """
+    if isinstance(value, BaseMessage):
+        return (
+            value.model_copy(update={"response_metadata": {}}) if value.response_metadata else value
+        )
+    if isinstance(value, ChatGeneration):
+        return value.model_copy(update={"generation_info": None, "message": _public(value.message)})
+    if isinstance(value, Generation):
+        return value.model_copy(update={"generation_info": None})
+    if isinstance(value, LLMResult):
+        return value.model_copy(
+            update={"llm_output": None, "generations": _public(value.generations)}
+        )
+    if isinstance(value, dict):
+        return {
+            k: ({} if k == "response_metadata" else None) if k in _PROVIDER_KEYS else _public(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_public(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_public(v) for v in value)
+    return value
+
+
+_PROVIDER_KEYS = frozenset({"response_metadata", "generation_info", "llm_output"})
+"""Keys of serialised messages, generations and results that `_public` blanks."""
+
+
+def _public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metadata.items() if k in PUBLIC_METADATA}
+
+
+def _public_event(event: StreamEvent) -> StreamEvent:
+    public = {
+        **event,
+        "metadata": _public_metadata(event.get("metadata") or {}),
+        "data": _public(event.get("data") or {}),
+    }
+    return cast(StreamEvent, public)
+
+
+def _public_patch(patch: RunLogPatch) -> RunLogPatch:
+    return RunLogPatch(*_public_ops(patch.ops))
+
+
+def _public_log(log: RunLog) -> RunLog:
+    state = _public(log.state)
+    for entry in state.get("logs", {}).values():
+        entry["metadata"] = _public_metadata(entry.get("metadata") or {})
+    return RunLog(*_public_ops(log.ops), state=state)
+
+
+def _public_ops(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    public = []
+    for op in ops:
+        if "value" in op:
+            value = _public(op["value"])
+            # "/logs/<run>" adds a run's entry, metadata included.
+            entry = op["path"].startswith("/logs/") and op["path"].count("/") == 2
+            if entry and isinstance(value, dict):
+                value["metadata"] = _public_metadata(value.get("metadata") or {})
+            op = {**op, "value": value}
+        public.append(op)
+    return public
 
 
 def check_thread_id(thread_id: Any) -> str:
@@ -328,39 +527,102 @@ def _too_deep(document: Any, limit: int) -> bool:
     return False
 
 
-class _LangServeGuard:
-    """What LangServe needs checked before it reads a request, behind `RequestGuard`.
+class _HeadGuard:
+    """The outermost check: what the request head alone decides, and the body's deadline.
 
-    `RequestGuard` has already checked the Host, the content type and the body's size
-    (and read the body whole). This checks the path's length and the API key, then
-    parses a body once: valid UTF-8 JSON (LangServe's own parsing answers 500 to bad
-    UTF-8 and deep nesting), at most `MAX_JSON_DEPTH` deep, at most `max_batch` inputs
-    to `/batch`. Each refusal is a short JSON `detail`; the body is handed on unchanged.
+    Runs before anything reads the body, so a request with too long a path (414) or
+    without the API key (401) is refused at once, its body unread. It bounds the body's
+    arrival for whoever reads it (`RequestGuard`): the whole body within `body_timeout`
+    seconds of the head, or the client gets 408. A response started before the body has
+    all arrived closes the connection, so unread bytes cannot keep it open.
     """
 
-    def __init__(self, app: ASGIApp, *, api_key: str | None, max_batch: int) -> None:
+    def __init__(self, app: ASGIApp, *, api_key: str | None, body_timeout: float) -> None:
         self.app = app
         self.key = api_key.encode("utf-8") if api_key else None
-        self.max_batch = max_batch
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = self._check_head(scope)
-        if refusal is None and scope["method"] not in BODY_METHODS:
+        headers = Headers(scope=scope)
+        deadline = asyncio.get_running_loop().time() + self.body_timeout
+        body_done = headers.get("content-length", "0") == "0" and "transfer-encoding" not in headers
+        started = timed_out = False
+
+        async def send_closing(message: Message) -> None:
+            nonlocal started
+            if timed_out:
+                return  # the 408 was the answer
+            if message["type"] == "http.response.start":
+                started = True
+                if not body_done:
+                    closing = [*message.get("headers", []), (b"connection", b"close")]
+                    message = {**message, "headers": closing}
+            await send(message)
+
+        async def receive_in_time() -> Message:
+            nonlocal body_done, timed_out
+            if body_done or timed_out:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                if not started:
+                    detail = f"the body did not arrive within {self.body_timeout:g} s"
+                    await _refuse(408, detail)(scope, receive, send_closing)
+                    timed_out = True
+                return {"type": "http.disconnect"}
+            body_done = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        refusal = self._check_head(headers, scope["path"])
+        if refusal is not None:
+            await refusal(scope, receive, send_closing)
+            return
+        await self.app(scope, receive_in_time, send_closing)
+
+    def _check_head(self, headers: Headers, path: str) -> Response | None:
+        if len(path) > MAX_PATH_CHARS:
+            return _refuse(414, f"the path is longer than {MAX_PATH_CHARS} characters")
+        if self.key is not None:
+            given = headers.get(API_KEY_HEADER, "").encode("utf-8")
+            if not hmac.compare_digest(given, self.key):
+                response = _refuse(401, f"missing or invalid {API_KEY_HEADER} header")
+                response.headers["WWW-Authenticate"] = API_KEY_HEADER
+                return response
+        return None
+
+
+class _BodyGuard:
+    """The innermost check: a body LangServe can parse, behind `RequestGuard`.
+
+    `RequestGuard` has read the body whole (bounded in size and, by `_HeadGuard`, in
+    time). This parses it once: valid UTF-8 JSON (LangServe's own parsing answers 500 to
+    bad UTF-8 and deep nesting), at most `MAX_JSON_DEPTH` deep, at most `max_batch`
+    inputs to `/batch`. Each refusal is a short JSON `detail`; the body is handed on
+    unchanged.
+    """
+
+    def __init__(self, app: ASGIApp, *, max_batch: int) -> None:
+        self.app = app
+        self.max_batch = max_batch
+
+    async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
+        if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
             await self.app(scope, receive, send)
             return
         body = bytearray()
-        more = refusal is None
+        more = True
         while more:
             message = await receive()
             if message["type"] != "http.request":
                 return  # the client went away
             body += message.get("body", b"")
             more = message.get("more_body", False)
-        if refusal is None and body:
-            refusal = self._check_body(scope["path"], bytes(body))
+        refusal = self._check_body(scope["path"], bytes(body)) if body else None
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -374,17 +636,6 @@ class _LangServeGuard:
             return {"type": "http.request", "body": bytes(body), "more_body": False}
 
         await self.app(scope, replay, send)
-
-    def _check_head(self, scope: Scope) -> Response | None:
-        if len(scope["path"]) > MAX_PATH_CHARS:
-            return _refuse(414, f"the path is longer than {MAX_PATH_CHARS} characters")
-        if self.key is not None:
-            given = Headers(scope=scope).get(API_KEY_HEADER, "").encode("utf-8")
-            if not hmac.compare_digest(given, self.key):
-                response = _refuse(401, f"missing or invalid {API_KEY_HEADER} header")
-                response.headers["WWW-Authenticate"] = API_KEY_HEADER
-                return response
-        return None
 
     def _check_body(self, path: str, body: bytes) -> Response | None:
         try:
@@ -501,6 +752,7 @@ def create_app(
     allowed_hosts: Collection[str] = (),
     max_body_bytes: int = MAX_BODY_BYTES,
     max_batch: int = MAX_BATCH,
+    body_timeout: float = BODY_TIMEOUT,
 ) -> FastAPI:
     """A FastAPI app serving the workflow at `/judged-rag` with LangServe.
 
@@ -524,10 +776,13 @@ def create_app(
             with one, all hosts are, unless some are given here.
         max_body_bytes: The largest request body accepted (413 above).
         max_batch: The most inputs one `/batch` request may carry (413 above).
+        body_timeout: Seconds a request body may take to arrive whole, from the end of
+            its head (408 after).
 
     Raises:
         ValueError: `settings` are not valid settings, the checkpointer spec is not
-            `sqlite:PATH`, the graph already has a checkpointer, or a limit is below 1.
+            `sqlite:PATH`, the graph already has a checkpointer, or a limit is below 1
+            (`body_timeout`: not above 0).
     """
     from judged_rag.graph.builder import build_graph
 
@@ -554,6 +809,8 @@ def create_app(
     ]:
         if value < 1:
             raise ValueError(f"{name} must be at least 1, got {value}")
+    if not body_timeout > 0:
+        raise ValueError(f"body_timeout must be above 0, got {body_timeout}")
     served = _ServedGraph(graph, _settings_specs(server, threads=threads))
 
     @contextlib.asynccontextmanager
@@ -606,15 +863,118 @@ def create_app(
         enable_feedback_endpoint=False,
         enable_public_trace_link_endpoint=False,
     )
-    # The last middleware added runs first: Host, content type and size, then the rest.
-    app.add_middleware(_LangServeGuard, api_key=api_key, max_batch=max_batch)
+    # The last middleware added runs first: the head's checks, then Host, content type
+    # and size (reading the body, in time), then the body's own checks.
+    app.add_middleware(_BodyGuard, max_batch=max_batch)
     hosts = None if api_key and not allowed_hosts else list(allowed_hosts)
     app.add_middleware(RequestGuard, allowed_hosts=hosts, max_body=max_body_bytes)
+    app.add_middleware(_HeadGuard, api_key=api_key, body_timeout=body_timeout)
     return app
 
 
-def serve(app: FastAPI | None = None, *, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app with uvicorn (loopback only unless `host` says otherwise)."""
+class _BoundedHeads(H11Protocol):
+    """uvicorn's h11 protocol, with a deadline for each request head.
+
+    uvicorn bounds neither how long a head may take (a connection that sends nothing, or
+    half a head, is kept for ever) nor, with httptools, its size (a 64 MiB header was
+    buffered whole). h11 bounds the size (`h11_max_incomplete_event_size`); this adds the
+    time: from the connection's opening, or the previous response's end, a head has
+    `head_timeout` seconds to arrive whole. Then the connection closes, with a 408 when
+    part of a head came.
+    """
+
+    head_timeout = HEADER_TIMEOUT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._await_head()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        # h11 is IDLE on the client's side until a request's head has arrived whole.
+        if self.conn.their_state is not h11.IDLE or self.transport.is_closing():
+            self._stop_head_timer()
+        elif self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.head_timeout, self._head_timed_out)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing():
+            return
+        received, _ = self.conn.trailing_data
+        if received:  # part of a head: say why (an idle connection just closes)
+            body = b"the request head did not arrive in time"
+            self.transport.write(
+                b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body)
+            )
+        self.transport.close()
+
+
+def serve(
+    app: FastAPI | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    header_timeout: float = HEADER_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+    shutdown_timeout: int = SHUTDOWN_TIMEOUT,
+) -> None:
+    """Run the app with uvicorn (loopback only unless `host` says otherwise).
+
+    Args:
+        app: The app (default: `create_app()`).
+        host: The address to bind.
+        port: The port to bind.
+        header_timeout: Seconds a request head may take, from the connection's opening
+            or the previous response's end; then the connection closes (408 if part of a
+            head came). Heads are at most `MAX_HEAD_BYTES` (400 above).
+        max_connections: Connections served at once; a request on one more gets 503.
+            Idle and half-sent ones count until they time out.
+        shutdown_timeout: Seconds a shutdown waits for running requests.
+
+    Raises:
+        ValueError: A limit is not above 0.
+    """
     import uvicorn
 
-    uvicorn.run(app or create_app(), host=host, port=port)
+    for name, value in [
+        ("header_timeout", header_timeout),
+        ("max_connections", max_connections),
+        ("shutdown_timeout", shutdown_timeout),
+    ]:
+        if not value > 0:
+            raise ValueError(f"{name} must be above 0, got {value}")
+    protocol = type("BoundedHeads", (_BoundedHeads,), {"head_timeout": header_timeout})
+    uvicorn.run(
+        app or create_app(),
+        host=host,
+        port=port,
+        http=protocol,
+        ws="none",  # nothing here speaks WebSocket
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        # uvicorn counts the arriving connection among those open: one more lets exactly
+        # `max_connections` be served.
+        limit_concurrency=max_connections + 1,
+        timeout_graceful_shutdown=shutdown_timeout,
+    )
