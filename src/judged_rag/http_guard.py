@@ -567,6 +567,8 @@ async def _refuse(send: Send, status: int, detail: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                # The body may not have been read: a client must not keep sending it.
+                (b"connection", b"close"),
             ],
         }
     )

@@ -557,9 +557,9 @@ class _HeadGuard:
                 return  # the 408 was the answer
             if message["type"] == "http.response.start":
                 started = True
-                if not body_done:
-                    closing = [*message.get("headers", []), (b"connection", b"close")]
-                    message = {**message, "headers": closing}
+                present = message.get("headers", [])
+                if not body_done and not any(k.lower() == b"connection" for k, _ in present):
+                    message = {**message, "headers": [*present, (b"connection", b"close")]}
             await send(message)
 
         async def receive_in_time() -> Message:
