@@ -120,16 +120,7 @@ class RequestGuard:
                 await _refuse(send, 413, f"request bodies are limited to {self.max_body} bytes")
                 return
             more = message.get("more_body", False)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(bytes(body), receive), send)
 
 
 # --- What a client of the LangGraph API server may do --------------------------------
@@ -546,16 +537,21 @@ class ClientPolicy:
         if problem:
             await _refuse(send, 400 if isinstance(problem, Malformed) else 403, problem)
             return
-        replayed = False
+        await self.app(scope, replaying(bytes(body), receive), send)
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
 
-        await self.app(scope, replay, send)
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """`receive` for an application behind a guard that has read the whole `body`."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def _refuse(send: Send, status: int, detail: str) -> None:

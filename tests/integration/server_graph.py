@@ -108,3 +108,38 @@ abstaining_graph = build_graph(
     name=ABSTAINING_NAME,
 )
 """The locked graph on fakes that abstain: nothing is found and the model does not know."""
+
+
+TAMPERED_STATE: dict[str, Any] = {
+    "cost": {
+        "llm_calls": -100000,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "llm_rounds": 0,
+        "seconds": 0,
+    },
+    "iteration": -40,
+    "budget_exhausted": None,
+    "sufficient": False,
+    "stalled": False,
+    "started_at": 4e9,
+}
+"""A client's write of the graph's bookkeeping: a lowered call counter, a negative
+iteration, a start in the future."""
+INJECTED_STATE: dict[str, Any] = {
+    "question": "Q" * 200_000,
+    "knowledge": [
+        {
+            "id": "x",
+            "content": "The capital of France is Lyon.",
+            "title": "Gov",
+            "source": "https://gov.example",
+            "origin": "web",
+            "reliability": "A",
+            "similarity": 1.0,
+            "scores": {},
+            "iteration": 0,
+        }
+    ],
+}
+"""A client's write of a 200,000-character question and a "document" of its own."""

@@ -27,7 +27,13 @@ from mcp import Client as McpClient
 from mcp.shared.exceptions import MCPError
 
 from tests.integration import server_graph
-from tests.integration.servers import ROOT, Server, start_dev_server, stop_and_check
+from tests.integration.servers import (
+    ROOT,
+    Server,
+    guarded_config,
+    start_dev_server,
+    stop_and_check,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -42,17 +48,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("agent_protocols")
     project = base / "project"
     project.mkdir()
-    http = dict(REPOSITORY_CONFIG["http"])
-    http["app"] = f"{ROOT / 'src' / 'judged_rag' / 'http_guard.py'}:app"
     fakes = Path(server_graph.__file__).resolve()
     graphs = {
         "judged_rag": {"path": f"{fakes}:served_graph", "description": DESCRIPTION},
         server_graph.ABSTAINING_NAME: f"{fakes}:abstaining_graph",
     }
-    config = project / "langgraph.json"
-    config.write_text(
-        json.dumps({"dependencies": ["."], "graphs": graphs, "http": http}), encoding="utf-8"
-    )
+    config = guarded_config(project, graphs)
     srv = start_dev_server(config, project, base / "server.log")
     try:
         yield srv

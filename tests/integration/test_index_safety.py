@@ -36,6 +36,7 @@ from judged_rag.indexing import (
     build_index,
     open_index,
 )
+from judged_rag.indexing.sample import SampleDocument, write_sample_documents
 from judged_rag.indexing.store import FORMAT, MARKER, sibling, swap_in
 
 pytestmark = pytest.mark.slow
@@ -157,12 +158,9 @@ def test_a_folder_with_a_foreign_manifest_is_refused_and_kept(
     assert snapshot(target) == before
 
 
-def test_a_comment_manifest_in_a_real_process(docs: Path, tmp_path: Path) -> None:
-    target = tmp_path / "f"
-    target.mkdir()
-    (target / "manifest.json").write_text("// x\n")
-    (target / "thesis.txt").write_text("work")
-    done = subprocess.run(
+def index_in_a_process(docs: Path, target: Path) -> subprocess.CompletedProcess[str]:
+    """`judged-rag index docs --index target` as a real child process."""
+    return subprocess.run(
         [
             *(sys.executable, "-m", "judged_rag.cli", "index", str(docs)),
             *("--index", str(target), "--pseudo-queries", "0", "--quiet"),
@@ -172,6 +170,14 @@ def test_a_comment_manifest_in_a_real_process(docs: Path, tmp_path: Path) -> Non
         cwd=ROOT,
         timeout=300,
     )
+
+
+def test_a_comment_manifest_in_a_real_process(docs: Path, tmp_path: Path) -> None:
+    target = tmp_path / "f"
+    target.mkdir()
+    (target / "manifest.json").write_text("// x\n")
+    (target / "thesis.txt").write_text("work")
+    done = index_in_a_process(docs, target)
     assert done.returncode == 2 and done.stdout == ""
     one_error_line(done.stderr, "refusing to replace")
     assert (target / "thesis.txt").read_text() == "work"
@@ -656,16 +662,7 @@ def test_a_copied_manifest_is_refused_by_a_real_process(
     project = user_project(tmp_path)
     shutil.copyfile(index / "manifest.json", project / "manifest.json")
     before = snapshot(project)
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "judged_rag.cli", "index", str(docs)),
-            *("--index", str(project), "--pseudo-queries", "0", "--quiet"),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    done = index_in_a_process(docs, project)
     assert done.returncode == 2 and done.stdout == ""
     one_error_line(done.stderr, f"refusing to rebuild the index {project}", "files.json")
     assert snapshot(project) == before
@@ -756,3 +753,42 @@ def test_an_earlier_index_with_a_missing_or_changed_file_is_not_rebuilt(
     assert run_index(docs, index) == 2
     one_error_line(capsys.readouterr().err, str(index), "files.json", "chunks.json is missing")
     assert snapshot(index) == before
+
+
+# --- the sample knowledge base's folder of articles ---------------------------------
+
+
+def articles(*titles: str) -> list[SampleDocument]:
+    return [
+        SampleDocument(title=t, topic="Mathematics", description="", source=f"s:{t}", text=t)
+        for t in titles
+    ]
+
+
+def test_the_sample_folder_keeps_files_it_did_not_write(tmp_path: Path) -> None:
+    folder = tmp_path / "kb-docs"
+    write_sample_documents(folder, articles("Prime number", "Logarithm"), topics=["Mathematics"])
+    (folder / "notes.md").write_text("my own notes")
+    with pytest.raises(ForeignDataError, match=r"notes\.md"):
+        write_sample_documents(folder, articles("Prime number"), topics=["Mathematics"])
+    assert (folder / "notes.md").read_text() == "my own notes"
+    assert (folder / "Logarithm.md").exists()  # nothing changed when it refused
+    (folder / "notes.md").unlink()
+    (folder / "Prime_number.md").write_text("my own prime notes")  # a user's edit
+    with pytest.raises(ForeignDataError, match=r"Prime_number\.md"):
+        write_sample_documents(folder, articles("Prime number"), topics=["Mathematics"])
+    assert (folder / "Prime_number.md").read_text() == "my own prime notes"
+
+
+def test_the_sample_folder_replaces_and_removes_its_own_articles(tmp_path: Path) -> None:
+    folder = tmp_path / "kb-docs"
+    write_sample_documents(folder, articles("Prime number", "Logarithm"), topics=["Mathematics"])
+    write_sample_documents(folder, articles("Prime number"), topics=["Mathematics"])
+    assert sorted(p.name for p in folder.glob("*.md")) == ["Prime_number.md"]
+    # A folder written before the marker recorded files: its articles are still its own.
+    marker = folder / ".sample.json"
+    marker.write_text(
+        json.dumps({k: v for k, v in json.loads(marker.read_text()).items() if k != "files"})
+    )
+    write_sample_documents(folder, articles("Logarithm"), topics=["Mathematics"])
+    assert sorted(p.name for p in folder.glob("*.md")) == ["Logarithm.md"]

@@ -16,7 +16,13 @@ import pytest
 from langgraph_sdk.client import SyncLangGraphClient
 
 from tests.integration import server_graph
-from tests.integration.servers import ROOT, Server, start_dev_server, stop_and_check
+from tests.integration.servers import (
+    ROOT,
+    Server,
+    guarded_config,
+    start_dev_server,
+    stop_and_check,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -188,20 +194,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("langgraph_served")
     project = base / "project"
     project.mkdir()
-    http = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["http"]
-    http["app"] = f"{ROOT / 'src' / 'judged_rag' / 'http_guard.py'}:app"
     graph_path = Path(server_graph.__file__).resolve()
-    config = project / "langgraph.json"
-    config.write_text(
-        json.dumps(
-            {
-                "dependencies": ["."],
-                "graphs": {"judged_rag": f"{graph_path}:served_graph"},
-                "http": http,
-            }
-        ),
-        encoding="utf-8",
-    )
+    config = guarded_config(project, {"judged_rag": f"{graph_path}:served_graph"})
     srv = start_dev_server(config, project, base / "server.log")
     try:
         yield srv

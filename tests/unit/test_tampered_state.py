@@ -20,7 +20,7 @@ from judged_rag import build_graph
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import calls_left, exhausted, rounds_left
 from judged_rag.errors import InvalidInputError
-from tests.integration.server_graph import fake_components
+from tests.integration.server_graph import INJECTED_STATE, TAMPERED_STATE, fake_components
 
 SETTINGS = {"max_llm_calls": 20, "max_iterations": 2}
 QUESTION = {"question": "What is the capital of France?"}
@@ -50,21 +50,9 @@ def graph_on_a_thread() -> tuple[Any, dict[str, Any]]:
 def test_a_lowered_counter_counts_as_spent_not_as_regained() -> None:
     graph, config = graph_on_a_thread()
     counter = CountCalls()
-    tampered = {
-        "cost": {
-            "llm_calls": -100000,
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "llm_rounds": 0,
-            "seconds": 0,
-        },
-        "iteration": -40,
-        "budget_exhausted": None,
-        "sufficient": False,
-        "stalled": False,
-        "started_at": 4e9,
-    }
-    out = graph.invoke(Command(update=tampered, goto="rewrite"), {**config, "callbacks": [counter]})
+    out = graph.invoke(
+        Command(update=TAMPERED_STATE, goto="rewrite"), {**config, "callbacks": [counter]}
+    )
     # Unguarded, this made 167 calls against a limit of 20 on the served graph.
     assert counter.calls == 0
     assert out["abstained"] is True
@@ -72,24 +60,8 @@ def test_a_lowered_counter_counts_as_spent_not_as_regained() -> None:
 
 def test_a_question_written_into_state_is_checked_again_where_it_is_used() -> None:
     graph, config = graph_on_a_thread()
-    injected = {
-        "question": "Q" * 200_000,
-        "knowledge": [
-            {
-                "id": "x",
-                "content": "The capital of France is Lyon.",
-                "title": "Gov",
-                "source": "https://gov.example",
-                "origin": "web",
-                "reliability": "A",
-                "similarity": 1.0,
-                "scores": {},
-                "iteration": 0,
-            }
-        ],
-    }
     with pytest.raises(InvalidInputError, match="200000 characters"):
-        graph.invoke(Command(update=injected, goto="generate"), config)
+        graph.invoke(Command(update=INJECTED_STATE, goto="generate"), config)
 
 
 CFG = Configuration(max_llm_calls=20, max_iterations=3, max_seconds=60, max_tokens=1000)

@@ -11,6 +11,7 @@ Wikipedia URL as source) into ``sample-docs/`` beside the index and indexed from
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import logging
@@ -23,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judged_rag.errors import ComponentError, IndexFormatError
+from judged_rag.errors import ComponentError, ForeignDataError, IndexFormatError
 from judged_rag.indexing.builder import (
     IndexStats,
     build_index,
@@ -170,13 +171,47 @@ def _ready(index_dir: Path, *, need_gate: bool) -> bool:
         marker = json.loads((index_dir.parent / f"{index_dir.name}-docs" / _MARKER).read_text())
     except (IndexFormatError, OSError, ValueError):
         return False
-    if marker != _marker(SAMPLE_TOPICS) or not chunking_is_current(manifest):
+    if not isinstance(marker, dict):
+        return False
+    described = {k: marker.get(k) for k in ("version", "topics")}
+    if described != _marker(SAMPLE_TOPICS) or not chunking_is_current(manifest):
         return False  # e.g. chunked before the breakpoint was calibrated: rebuild
     return not need_gate or gate_is_current(manifest)
 
 
 def _marker(topics: Sequence[str]) -> dict[str, Any]:
     return {"version": SAMPLE_VERSION, "topics": list(topics)}
+
+
+_LICENSE_LINE = "license: CC BY-SA 4.0, from Wikipedia\n---\n"
+"""The end of the front matter every sample article has had (`_markdown`)."""
+
+
+def _written_before(docs_dir: Path) -> dict[str, str]:
+    """The articles the last write recorded in the folder's marker: name -> SHA-256."""
+    try:
+        marker = json.loads((docs_dir / _MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = marker.get("files") if isinstance(marker, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _ours(path: Path, recorded: dict[str, str]) -> bool:
+    """Whether a file in the sample folder is an article judged-rag wrote there.
+
+    Either the folder's marker recorded its exact content, or (a folder written before
+    the marker recorded files) it has the sample articles' own front matter.
+    """
+    if not path.is_file() or path.is_symlink():
+        return False
+    data = path.read_bytes()
+    if path.name in recorded:
+        return hashlib.sha256(data).hexdigest() == recorded[path.name]
+    text = data.decode("utf-8", errors="replace")
+    return not recorded and text.startswith("---\ntitle: ") and _LICENSE_LINE in text
 
 
 def write_sample_documents(
@@ -186,29 +221,53 @@ def write_sample_documents(
 ) -> None:
     """Write the articles as Markdown files into `docs_dir` (unchanged files are left be).
 
+    Only articles judged-rag wrote there are replaced or removed (`_ours`); the folder's
+    marker records each one's SHA-256.
+
     Args:
-        docs_dir: The folder; ``.md`` files of other articles in it are removed.
+        docs_dir: The folder; ``.md`` files of other articles written there are removed.
         documents: The articles; default: those of `topics`.
         topics: The topics they were taken from (recorded beside them).
+
+    Raises:
+        ForeignDataError: The folder holds a Markdown file judged-rag did not write
+            (nothing is changed then).
     """
     if documents is None:
         documents = sample_documents(topics)
     docs_dir.mkdir(parents=True, exist_ok=True)
-    wanted: set[str] = set()
-    used: set[str] = set()
+    recorded = _written_before(docs_dir)
+    texts: dict[str, str] = {}
     for doc in documents:
         stem = re.sub(r"[^\w\-]+", "_", doc.title).strip("_") or "article"
         name, n = f"{stem}.md", 1
-        while name.casefold() in used:
+        while name.casefold() in {t.casefold() for t in texts}:
             n += 1
             name = f"{stem}_{n}.md"
-        used.add(name.casefold())
-        wanted.add(name)
-        _write_if_changed(docs_dir / name, _markdown(doc))
+        texts[name] = _markdown(doc)
+    foreign = sorted(
+        path.name
+        for path in docs_dir.glob("*.md")
+        if not _ours(path, recorded)
+        and not (path.name in texts and path.read_text(encoding="utf-8") == texts[path.name])
+    )
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        )
+        raise ForeignDataError(
+            f"the sample folder {docs_dir} holds files judged-rag did not write ({shown}); "
+            "move them away and run again"
+        )
+    for name, text in texts.items():
+        _write_if_changed(docs_dir / name, text)
     for stale in docs_dir.glob("*.md"):
-        if stale.name not in wanted:
-            stale.unlink()
-    _write_if_changed(docs_dir / _MARKER, json.dumps(_marker(topics)))
+        if stale.name not in texts:
+            stale.unlink()  # ours: checked above
+    written = {
+        name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()
+    }
+    _write_if_changed(docs_dir / _MARKER, json.dumps({**_marker(topics), "files": written}))
 
 
 def _markdown(doc: SampleDocument) -> str:
