@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +178,13 @@ def guarded_config(project: Path, graphs: dict[str, Any]) -> Path:
         json.dumps({"dependencies": ["."], "graphs": graphs, "http": http}), encoding="utf-8"
     )
     return config
+
+
+@contextlib.contextmanager
+def dev_server(config: Path, cwd: Path, log: Path, **env: str) -> Iterator[Server]:
+    """`start_dev_server` for the length of a `with` block, then `stop_and_check`."""
+    server = start_dev_server(config, cwd, log, **env)
+    try:
+        yield server
+    finally:
+        stop_and_check(server)

@@ -30,9 +30,8 @@ from tests.integration import server_graph
 from tests.integration.servers import (
     ROOT,
     Server,
+    dev_server,
     guarded_config,
-    start_dev_server,
-    stop_and_check,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -54,11 +53,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         server_graph.ABSTAINING_NAME: f"{fakes}:abstaining_graph",
     }
     config = guarded_config(project, graphs)
-    srv = start_dev_server(config, project, base / "server.log")
-    try:
+    with dev_server(config, project, base / "server.log") as srv:
         yield srv
-    finally:
-        stop_and_check(srv)
 
 
 def output_of(text: str) -> dict[str, Any]:

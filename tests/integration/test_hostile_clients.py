@@ -23,7 +23,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from tests.integration import server_graph
-from tests.integration.servers import Server, guarded_config, start_dev_server, stop_and_check
+from tests.integration.servers import Server, dev_server, guarded_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -37,11 +37,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     project.mkdir()
     fakes = server_graph.__file__
     config = guarded_config(project, {"judged_rag": f"{fakes}:served_graph"})
-    srv = start_dev_server(config, project, base / "server.log")
-    try:
+    with dev_server(config, project, base / "server.log") as srv:
         yield srv
-    finally:
-        stop_and_check(srv)
 
 
 @pytest.fixture(scope="module")
@@ -253,8 +250,7 @@ def test_citations_and_state_name_files_below_the_indexed_folder(tmp_path: Path)
     project.mkdir()
     config = guarded_config(project, {"judged_rag": f"{indexed_graph.__file__}:make_graph"})
     env = {indexed_graph.INDEX_ENV: str(index)}
-    srv = start_dev_server(config, project, tmp_path / "server.log", **env)
-    try:
+    with dev_server(config, project, tmp_path / "server.log", **env) as srv:
         client = srv.client()
         thread_id = str(client.threads.create()["thread_id"])
         (found,) = client.assistants.search(graph_id="judged_rag")
@@ -264,5 +260,3 @@ def test_citations_and_state_name_files_below_the_indexed_folder(tmp_path: Path)
         assert sources <= {"policies/france.md", "tea.md"}
         state = json.dumps(client.threads.get_state(thread_id)["values"])
         assert str(tmp_path) not in state and "private" not in state
-    finally:
-        stop_and_check(srv)

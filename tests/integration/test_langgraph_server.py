@@ -19,6 +19,7 @@ from tests.integration import server_graph
 from tests.integration.servers import (
     ROOT,
     Server,
+    dev_server,
     guarded_config,
     start_dev_server,
     stop_and_check,
@@ -75,11 +76,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         json.dumps({"dependencies": ["."], "graphs": {"judged_rag": f"{graph_path}:graph"}}),
         encoding="utf-8",
     )
-    srv = start_dev_server(config, project, base / "server.log")
-    try:
+    with dev_server(config, project, base / "server.log") as srv:
         yield srv
-    finally:
-        stop_and_check(srv)
 
 
 @pytest.fixture(scope="module")
@@ -196,11 +194,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     project.mkdir()
     graph_path = Path(server_graph.__file__).resolve()
     config = guarded_config(project, {"judged_rag": f"{graph_path}:served_graph"})
-    srv = start_dev_server(config, project, base / "server.log")
-    try:
+    with dev_server(config, project, base / "server.log") as srv:
         yield srv
-    finally:
-        stop_and_check(srv)
 
 
 OTHER_VALUES: dict[str, Any] = {
