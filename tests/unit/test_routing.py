@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.types import Send
 
+from judged_rag.components import Components
+from judged_rag.core.budget import reserve
 from judged_rag.graph.routing import (
     route_after_assess,
     route_after_combine,
@@ -15,6 +18,7 @@ from judged_rag.graph.routing import (
     route_after_retrieve,
     route_after_verify,
 )
+from judged_rag.nodes.step import NodeDeps
 
 
 @pytest.mark.parametrize(
@@ -167,3 +171,31 @@ def test_routers_read_context_as_well_as_configurable() -> None:
 
     state = {"question": "q", "sufficient": False, "iteration": 0}
     assert route_after_assess(state, {}, Runtime()) == "combine"  # type: ignore[arg-type]
+
+
+def test_routers_budget_with_the_judge_the_nodes_run() -> None:
+    # judge="auto" with an injected judge model is the structured judge (Components.judge_kind);
+    # with reflection each document costs two calls. Routers once resolved settings
+    # without "auto" resolved, and so sent twice the documents the budget allows.
+    deps = NodeDeps(components=Components(judge_model=GenericFakeChatModel(messages=iter([]))))
+    docs = [_doc(str(i)) for i in range(6)]
+    state: Any = {
+        "question": "q",
+        "documents": docs,
+        "pending": [d["id"] for d in docs],
+        "query_parts": ["a", "b"],
+        "cost": {"llm_calls": 0},
+    }
+    config: Any = {
+        "configurable": {
+            "reflection": True,
+            "alignment": True,
+            "judge_batch": 0,
+            "max_llm_calls": 7,
+        }
+    }
+    resolved = deps.configuration(config, None)
+    assert resolved.judge == "structured" and resolved.reflects
+    sends = route_after_retrieve(state, config, deps=deps)
+    affordable = resolved.max_llm_calls - reserve(resolved)
+    assert isinstance(sends, list) and len(sends) == affordable // 2 == 2

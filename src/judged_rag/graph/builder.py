@@ -109,8 +109,8 @@ def build_graph(
         return partial(node, deps=deps)
 
     def route(router: Callable[..., Any]) -> Any:
-        # Routers read the same settings as the nodes.
-        return wraps(router)(partial(router, run_settings=deps.settings))
+        # Routers resolve a run's settings as the nodes do (NodeDeps.configuration).
+        return wraps(router)(partial(router, deps=deps))
 
     context_schema = ClientSettings if remote else Configuration
     builder = StateGraph(

@@ -2,6 +2,11 @@
 
 Each returns the names of nodes (`Literal`), so the server and `draw_mermaid()` can
 draw every edge. Loops are bounded here by counters that nodes keep in state.
+
+A router that needs the run's settings reads them as every node does, through
+`NodeDeps.configuration` (`build_graph` hands routers and nodes the same `NodeDeps`):
+one resolver, so a router budgets with the judge the nodes really run (`judge="auto"`
+resolved by the judge's model, an unset `t_m` by its measured value).
 """
 
 from __future__ import annotations
@@ -13,16 +18,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from judged_rag.configuration import TRUSTED, Configuration, RunSettings
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import calls_left, reserve, rounds_left
 from judged_rag.core.relevance import CALLS
+from judged_rag.nodes.step import DEFAULT_DEPS, NodeDeps
 from judged_rag.state import JudgeTask, JudgeWindow, State
-
-
-def _cfg(
-    config: RunnableConfig | None, runtime: Runtime[Any] | None, run_settings: RunSettings
-) -> Configuration:
-    return run_settings.resolve(config, runtime.context if runtime is not None else None)
 
 
 def route_after_gate(state: State) -> Literal["parse", "integrate"]:
@@ -35,7 +35,7 @@ def route_after_retrieve(
     config: RunnableConfig,
     runtime: Runtime[Any] | None = None,
     *,
-    run_settings: RunSettings = TRUSTED,
+    deps: NodeDeps = DEFAULT_DEPS,
 ) -> list[Send] | Literal["assess"]:
     """One judge task per new document; straight to the join when there is none.
 
@@ -45,7 +45,7 @@ def route_after_retrieve(
     that many, the rest staying pending for `route_after_assess`. An empty list of
     `Send`s would silently end the run, hence the explicit join.
     """
-    cfg = _cfg(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - reserve(cfg))
@@ -112,7 +112,7 @@ def route_after_assess(
     config: RunnableConfig,
     runtime: Runtime[Any] | None = None,
     *,
-    run_settings: RunSettings = TRUSTED,
+    deps: NodeDeps = DEFAULT_DEPS,
 ) -> list[Send] | Literal["select", "rewrite", "combine"]:
     """Rewrite while the support is insufficient and the iteration budget allows.
 
@@ -123,12 +123,12 @@ def route_after_assess(
     loop goes to combine). With progressive selection, every round goes through
     `select` first (while the budget lasts).
     """
-    cfg = _cfg(config, runtime, run_settings)
+    cfg = deps.configuration(config, runtime)
     if cfg.sufficiency == "progressive" and not state.get("budget_exhausted"):
         return "select"
     waiting = state.get("pending") and not state.get("budget_exhausted")
     if batched(cfg) and waiting and not state.get("sufficient"):
-        batch = route_after_retrieve(state, config, runtime, run_settings=run_settings)
+        batch = route_after_retrieve(state, config, runtime, deps=deps)
         if batch != "assess":
             return batch
     return _next_round(state, cfg)
@@ -139,10 +139,10 @@ def route_after_select(
     config: RunnableConfig,
     runtime: Runtime[Any] | None = None,
     *,
-    run_settings: RunSettings = TRUSTED,
+    deps: NodeDeps = DEFAULT_DEPS,
 ) -> Literal["rewrite", "combine"]:
     """Combine once Verify(q, D) said yes; otherwise rewrite, as after assess."""
-    return _next_round(state, _cfg(config, runtime, run_settings))
+    return _next_round(state, deps.configuration(config, runtime))
 
 
 def _next_round(state: State, cfg: Configuration) -> Literal["rewrite", "combine"]:
@@ -173,10 +173,10 @@ def route_after_verify(
     config: RunnableConfig,
     runtime: Runtime[Any] | None = None,
     *,
-    run_settings: RunSettings = TRUSTED,
+    deps: NodeDeps = DEFAULT_DEPS,
 ) -> Literal["generate", "finish"]:
     """Regenerate when verify asked for it and the regeneration budget allows."""
-    budget = _cfg(config, runtime, run_settings).max_regenerations
+    budget = deps.configuration(config, runtime).max_regenerations
     if state.get("verdict") == "regenerate" and state.get("regenerations", 0) <= budget:
         return "generate"
     return "finish"

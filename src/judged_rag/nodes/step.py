@@ -116,6 +116,11 @@ class NodeDeps:
         )
 
 
+DEFAULT_DEPS = NodeDeps()
+"""What a node or router called outside `build_graph` gets: default components, a
+trusted caller's settings."""
+
+
 @dataclass
 class LLMStep:
     """One node's LLM calls: the model, the attempts it may make, how failures are kept.
