@@ -9,7 +9,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.types import Send
 
 from judged_rag.components import Components
-from judged_rag.core.budget import reserve
+from judged_rag.core.budget import ANSWERING, kept
 from judged_rag.graph.routing import (
     route_after_assess,
     route_after_combine,
@@ -197,5 +197,5 @@ def test_routers_budget_with_the_judge_the_nodes_run() -> None:
     resolved = deps.configuration(config, None)
     assert resolved.judge == "structured" and resolved.reflects
     sends = route_after_retrieve(state, config, deps=deps)
-    affordable = resolved.max_llm_calls - reserve(resolved)
+    affordable = resolved.max_llm_calls - kept(resolved, *ANSWERING)
     assert isinstance(sends, list) and len(sends) == affordable // 2 == 2

@@ -1,5 +1,10 @@
 """The run's budget: LLM calls, tokens, seconds and rounds per question.
 
+A step that may use the calls left keeps back those of the steps that must still run
+after it, by name (`Reserve`): SRA's self-check C_M, the answer, its verification, and
+for a further retrieval round its rewrite. `kept(cfg, *reserves)` counts them, so no
+step carries an offset of its own.
+
 The counters live in the run's state, which only the graph writes (the served API
 refuses clients' state writes). Should a counter ever be lowered all the same, a
 negative count, a start in the future or a value of the wrong type counts as the
@@ -9,14 +14,20 @@ budget spent, never as budget regained.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 from judged_rag.configuration import Configuration
 
+Reserve = Literal["rewrite", "self_check", "answer", "verification"]
+"""A step whose call is kept back: a further round's rewrite, SRA's C_M, the answer, and
+the answer's verification (only when `verify` is on)."""
+ANSWERING: tuple[Reserve, ...] = ("self_check", "answer", "verification")
+"""What every step before the answer keeps back."""
 
-def reserve(cfg: Configuration) -> int:
-    """LLM calls kept back for the answer: SRA's C_M, generate, and verify when it is on."""
-    return 3 if cfg.verify else 2
+
+def kept(cfg: Configuration, *reserves: Reserve) -> int:
+    """LLM calls kept back for the steps named."""
+    return sum(0 if r == "verification" and not cfg.verify else 1 for r in reserves)
 
 
 def _count(value: Any) -> float | None:
@@ -42,13 +53,13 @@ def rounds_left(state: Any, cfg: Configuration) -> int:
     return max(0, cfg.max_iterations - 1 - iteration)
 
 
-def exhausted(state: Any, cfg: Configuration, *, keep: int = 0) -> str | None:
-    """The budget that has run out (keeping `keep` calls back), or None.
+def exhausted(state: Any, cfg: Configuration, *, keep: tuple[Reserve, ...] = ()) -> str | None:
+    """The budget that has run out (no call left beyond the `keep` reserves), or None.
 
     Computed from the run's cost and clock; the `budget_exhausted` flag in state only
     tells the routers that the optional work (judging, rewriting) has to stop.
     """
-    if calls_left(state, cfg) <= keep:
+    if calls_left(state, cfg) <= kept(cfg, *keep):
         return "llm_calls"
     cost = state.get("cost") or {}
     tokens = [_count(cost.get(k, 0)) for k in ("input_tokens", "output_tokens")]

@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import calls_left, reserve, rounds_left
+from judged_rag.core.budget import ANSWERING, calls_left, kept, rounds_left
 from judged_rag.core.relevance import CALLS
 from judged_rag.nodes.step import DEFAULT_DEPS, NodeDeps
 from judged_rag.state import JudgeTask, JudgeWindow, State
@@ -48,7 +48,7 @@ def route_after_retrieve(
     cfg = deps.configuration(config, runtime)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
-    affordable = max(0, calls_left(state, cfg) - reserve(cfg))
+    affordable = max(0, calls_left(state, cfg) - kept(cfg, *ANSWERING))
     per_call = cfg.judge_window if cfg.judge == "list" else 1
     # With reflection, each document's judgment is followed by its review: two calls.
     # ChunkRAG's judge scores, reconsiders and has a critic score again: three calls.

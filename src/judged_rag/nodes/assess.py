@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-from judged_rag.core.budget import exhausted, reserve
+from judged_rag.core.budget import ANSWERING, exhausted
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import (
     LABELS,
@@ -127,7 +127,7 @@ def assess(
     else:
         sets = labelled_sets(state)
         candidates = [*sets["highly_relevant"], *sets["somewhat_relevant"]][: cfg.max_knowledge]
-        step = deps.step("assess", state, config, cfg, keep=reserve(cfg))
+        step = deps.step("assess", state, config, cfg, keep=ANSWERING)
         if step.exhausted:
             events.append(event("assess", "budget", exhausted=step.exhausted))
         sufficient = False
@@ -161,7 +161,7 @@ def assess(
         )
     )
     after = {**state, "cost": add_costs(state.get("cost"), cost)}
-    out_of_budget = exhausted(after, cfg, keep=reserve(cfg) + 1)
+    out_of_budget = exhausted(after, cfg, keep=(*ANSWERING, "rewrite"))
     if out_of_budget:
         events.append(event("assess", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
     update: dict[str, Any] = {

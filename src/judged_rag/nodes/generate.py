@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.core.budget import calls_left
+from judged_rag.core.budget import calls_left, kept
 from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked
@@ -49,7 +49,7 @@ def generate(
         user += prompt.FEEDBACK.format(claims="; ".join(feedback))
     nothing: dict[str, Any] = {"draft": "", "answer": "", "citations": []}
     # Retries leave the verifier its call.
-    left = calls_left(state, cfg) - (1 if cfg.verify else 0)
+    left = calls_left(state, cfg) - kept(cfg, "verification")
     step = deps.step("generate", state, config, cfg, calls=left, model="generator")
     if step.exhausted:
         return {**nothing, "trace": [event("generate", "budget", exhausted=step.exhausted)]}

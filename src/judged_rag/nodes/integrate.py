@@ -40,7 +40,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import SRA_T_M, Configuration
-from judged_rag.core.budget import reserve
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.quotes import named, subject_coverage
@@ -120,7 +119,7 @@ def _self_confidence(
     state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
 ) -> tuple[float, Cost, list[Any]]:
     """C_M: the probability of "A" (I know it), or the letter itself without probabilities."""
-    step = deps.step("integrate", state, config, cfg, keep=reserve(cfg) - 1)
+    step = deps.step("integrate", state, config, cfg, keep=("answer", "verification"))
     if step.exhausted:
         return 0.0, zero_cost(), [event("integrate", "budget", exhausted=step.exhausted)]
     options = state.get("options") or []

@@ -18,7 +18,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.core.budget import reserve
+from judged_rag.core.budget import ANSWERING
 from judged_rag.core.comparison import compared
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
@@ -44,7 +44,7 @@ def parse(
     if not cfg.checks_alignment:
         skipped = "alignment off" if not cfg.alignment else f"the {cfg.judge} judge aligns nothing"
         return {"query_parts": [], "trace": [event("parse", "skipped", why=skipped)]}
-    step = deps.step("parse", state, config, cfg, keep=reserve(cfg))
+    step = deps.step("parse", state, config, cfg, keep=ANSWERING)
     if step.exhausted:
         return {"query_parts": [], "trace": [event("parse", "budget", exhausted=step.exhausted)]}
     user = HumanMessage(prompt.USER.format(question=question))

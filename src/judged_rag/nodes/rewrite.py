@@ -23,7 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import reserve
+from judged_rag.core.budget import ANSWERING
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
@@ -72,7 +72,7 @@ def rewrite(
         return _queries(queries, iteration, len(well), events, {})
     queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     out: dict[str, Any] = {}
-    step = deps.step("rewrite", state, config, cfg, keep=reserve(cfg))
+    step = deps.step("rewrite", state, config, cfg, keep=ANSWERING)
     if step.exhausted:
         events.append(event("rewrite", "budget", exhausted=step.exhausted))
     if (len(well) < len(recent) or not queries) and not step.exhausted:
@@ -208,7 +208,7 @@ def _replacing(
     events: list[TraceEvent] = []
     for missing in unaligned:
         spent = {**state, "cost": add_costs(state.get("cost"), cost)}
-        step = deps.step("rewrite", spent, config, cfg, keep=reserve(cfg))
+        step = deps.step("rewrite", spent, config, cfg, keep=ANSWERING)
         if step.exhausted:
             events.append(event("rewrite", "budget", exhausted=step.exhausted))
             break

@@ -24,7 +24,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.core.budget import exhausted, reserve
+from judged_rag.core.budget import ANSWERING, exhausted
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import latest_judgments
 from judged_rag.core.selection import picks, rerank, windows
@@ -71,7 +71,7 @@ def select(
             chosen = offered
             events.append(event("select", "window", **shown, selected=chosen, by="all"))
             continue
-        step = deps.step("select", spent(), config, cfg, keep=reserve(cfg))
+        step = deps.step("select", spent(), config, cfg, keep=ANSWERING)
         if step.exhausted:
             events.append(event("select", "budget", exhausted=step.exhausted, window=number))
             break
@@ -98,7 +98,7 @@ def select(
         # documents, the same answer; no call.
         events.append(event("select", "unchanged", selected=chosen))
     elif chosen:
-        step = deps.step("select", spent(), config, cfg, keep=reserve(cfg))
+        step = deps.step("select", spent(), config, cfg, keep=ANSWERING)
         if step.exhausted:
             events.append(event("select", "budget", exhausted=step.exhausted, skipped="verify"))
         else:
@@ -116,7 +116,7 @@ def select(
     events.append(
         event("select", "verified", iteration=iteration, selected=chosen, sufficient=sufficient)
     )
-    out_of_budget = exhausted(spent(), cfg, keep=reserve(cfg) + 1)
+    out_of_budget = exhausted(spent(), cfg, keep=(*ANSWERING, "rewrite"))
     if out_of_budget:
         events.append(event("select", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
     return {

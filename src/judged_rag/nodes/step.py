@@ -36,7 +36,7 @@ from judged_rag.components.llm import (
     text_call,
 )
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
-from judged_rag.core.budget import calls_left, exhausted
+from judged_rag.core.budget import Reserve, calls_left, exhausted, kept
 from judged_rag.core.inputs import check_question
 
 T = TypeVar("T", bound=BaseModel)
@@ -79,7 +79,7 @@ class NodeDeps:
         config: RunnableConfig,
         cfg: Configuration,
         *,
-        keep: int = 0,
+        keep: tuple[Reserve, ...] = (),
         calls: int | None = None,
         model: Literal["judge", "generator"] = "judge",
     ) -> LLMStep:
@@ -91,16 +91,16 @@ class NodeDeps:
                 checked again here).
             config: The node's config, passed to every call (callbacks, tags).
             cfg: The run's settings.
-            keep: LLM calls to keep back for later steps (the answer and its check).
+            keep: The later steps whose calls this one leaves (`core.budget.Reserve`).
             calls: LLM calls this step may make, when the caller has worked it out
-                (a judge task's share); by default the budget left minus `keep`.
+                (a judge task's share); by default the budget left minus `keep`'s.
             model: The generator or the model for internal calls.
 
         Raises:
             InvalidInputError: The question in state is not one `start` would accept.
         """
         check_question(state)
-        budget = calls if calls is not None else calls_left(state, cfg) - keep
+        budget = calls if calls is not None else calls_left(state, cfg) - kept(cfg, *keep)
         parts = self.components
         return LLMStep(
             chat=lambda: parts.generator(cfg) if model == "generator" else parts.judge(cfg),

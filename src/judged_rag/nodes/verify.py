@@ -25,7 +25,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import exhausted, reserve
+from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
@@ -126,7 +126,7 @@ def verify(
         supported = bool(repaired)
     if not supported:
         after = {**state, "cost": add_costs(state.get("cost"), cost)}
-        why = exhausted(after, cfg, keep=reserve(cfg) - 2)
+        why = exhausted(after, cfg, keep=("verification",))
         if regenerations < cfg.max_regenerations and why:
             events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
             return _decided("abstain", basis, "budget_exhausted", events, cost)

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import reserve
+from judged_rag.core.budget import ANSWERING
 from judged_rag.core.documents import to_doc
 from judged_rag.core.quotes import names_subject, subject_names
 from judged_rag.core.scores import GRADES
@@ -54,7 +54,7 @@ def web_search(
         events.append(event("web_search", "skipped", why="no web-search backend configured"))
         return {**out, "trace": events}
     cost = zero_cost()
-    step = deps.step("web_search", state, config, cfg, keep=reserve(cfg))
+    step = deps.step("web_search", state, config, cfg, keep=ANSWERING)
     if step.exhausted:
         # No keyword rewrite: the question itself is the query.
         query = question
