@@ -27,8 +27,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from judged_rag.components.llm import read_extraction
 from judged_rag.core.quotes import grounded
-from judged_rag.evaluation.orgs import PRESENT, draw_organisations
 from judged_rag.prompts import judge as prompt
+from judged_rag_eval.datasets.orgs import PRESENT, draw_organisations
 
 VARIANTS = ("whole", "focused")
 MODEL = "qwen2.5-coder-1.5b"

@@ -24,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-from judged_rag.evaluation.orgs import draw_organisations
+from judged_rag_eval.datasets.orgs import draw_organisations
 
 UNKNOWN = re.compile(
     r"^(?:In what year was (?P<a>.+) founded|Who founded (?P<b>.+)|"

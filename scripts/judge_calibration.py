@@ -31,7 +31,7 @@ OUT/pairs.jsonl: the pseudo-query, the positive chunk (its cosine to the pseudo-
 the retriever computes a result's, and its rank in the retrieved list) and the negative
 (the best-ranked chunk whose source document differs, with its retrieved cosine). `run`
 judges both sides of every pair with the judge suite's `judge_extract` system through
-the graph's judge node, as `_judge_one` in `judged_rag.evaluation.runner` does (the
+the graph's judge node, as `_judge_one` in `judged_rag_eval.runner` does (the
 extracting judge, subject_check on), and appends OUT/judgments.jsonl. `report` picks
 thresholds from the calibration scores — (a) best F1, (b) the 5th and 10th percentiles
 of the positives' judge_score (CAG's cut; (b') the same over the positives the judge
@@ -177,11 +177,11 @@ def run(out: Path, model_spec: str) -> None:
     from langchain_core.documents import Document
 
     from judged_rag.components import Components
-    from judged_rag.evaluation.baselines import documents_to_docs
-    from judged_rag.evaluation.runner import EvalOptions, _Context, _deps, _spent, _verdict
-    from judged_rag.evaluation.systems import configure
     from judged_rag.nodes.judge import judge
     from judged_rag.state import JudgeTask
+    from judged_rag_eval.baselines import documents_to_docs
+    from judged_rag_eval.runner import EvalOptions, _Context, _deps, _spent, _verdict
+    from judged_rag_eval.systems import configure
 
     meta = json.loads((out / META).read_text(encoding="utf-8"))
     settings = {"model": model_spec, "index_dir": meta["index"]}
@@ -278,14 +278,14 @@ def quoted(verdict: dict[str, Any]) -> bool:
 
 def at(scored: Sequence[Scored], t: float) -> Any:
     """Precision / recall / F1 of the label at threshold t."""
-    from judged_rag.evaluation.metrics import precision_recall
+    from judged_rag_eval.metrics import precision_recall
 
     return precision_recall((highly(x, t), x.positive) for x in scored)
 
 
 def auc(scored: Sequence[Scored]) -> float | None:
     """ROC AUC of judge_score (threshold-free)."""
-    from judged_rag.evaluation.metrics import roc_auc
+    from judged_rag_eval.metrics import roc_auc
 
     return roc_auc((x.score, x.positive) for x in scored)
 
@@ -357,9 +357,9 @@ def restated_scores(
     when it is on the evidence page and states a gold answer as the suite now reads it.
     Also returns how many chunks changed label.
     """
-    from judged_rag.evaluation.data import load_user_items
-    from judged_rag.evaluation.metrics import states_answer
     from judged_rag.indexing.store import IndexStore
+    from judged_rag_eval.datasets.fanoutqa import load_user_items
+    from judged_rag_eval.metrics import states_answer
 
     answers = {item.id: item.answers for item in load_user_items(data)}
     texts = {c.id: c.text for c in IndexStore.load(index).chunks}

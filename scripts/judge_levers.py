@@ -89,9 +89,9 @@ def make_pairs(out: Path, limit: int, k: int) -> None:
     """Retrieve the judge suite's chunks (no LLM) and write pairs.jsonl."""
     from judged_rag.configuration import Configuration
     from judged_rag.core.retrieval import search
-    from judged_rag.evaluation.baselines import documents_to_docs
-    from judged_rag.evaluation.metrics import contains_normalized, normalize_title
-    from judged_rag.evaluation.runner import EvalOptions, default_components, load_items
+    from judged_rag_eval.baselines import documents_to_docs
+    from judged_rag_eval.metrics import contains_normalized, normalize_title
+    from judged_rag_eval.runner import EvalOptions, default_components, load_items
 
     options = EvalOptions(suite="judge", out_dir=out, limit=limit, progress=False)
     items, _ = load_items(options)

@@ -481,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     settings = sub.add_parser("settings", help="list every setting with its value and meaning")
     settings.add_argument("--preset", choices=list(PRESETS), default="default")
     settings.set_defaults(func=_settings)
-    from judged_rag.evaluation.cli import add_eval_parser
+    from judged_rag_eval.cli import add_eval_parser
 
     add_eval_parser(sub)
     return parser

@@ -55,7 +55,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         The ``eval`` parser (its handler is set as ``func``).
     """
     from judged_rag.configuration import PRESETS
-    from judged_rag.evaluation.systems import DEFAULT_SYSTEMS
+    from judged_rag_eval.systems import DEFAULT_SYSTEMS
 
     listing = "\n".join(
         f"  {suite}: {', '.join(names)}" for suite, names in DEFAULT_SYSTEMS.items()
@@ -127,9 +127,9 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``eval-data build``, ``select`` (`judged_rag.evaluation.rdq`) and ``build-orgs``.
+    """Add ``eval-data build``, ``select`` (`judged_rag_eval.datasets.rdq`) and ``build-orgs``.
 
-    ``build-orgs`` writes the fictional organisations (`judged_rag.evaluation.orgs`).
+    ``build-orgs`` writes the fictional organisations (`judged_rag_eval.datasets.orgs`).
     """
     p: argparse.ArgumentParser = subparsers.add_parser(
         "eval-data",
@@ -158,7 +158,7 @@ def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--ship",
         action="store_true",
         help="when every row has a result, also write the id list into the package "
-        "(judged_rag/evaluation/rdq_ids.json)",
+        "(judged_rag_eval/datasets/rdq_ids.json)",
     )
     select.add_argument("--no-progress", action="store_true", help="no progress bar")
     select.set_defaults(func=run_select_command)
@@ -175,7 +175,7 @@ def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_build_command(args: argparse.Namespace) -> int:
     """Handler of ``judged-rag eval-data build``."""
-    from judged_rag.evaluation.rdq import build_dataset, write_dataset
+    from judged_rag_eval.datasets.rdq import build_dataset, write_dataset
 
     out_dir = Path(args.out).expanduser()
     metadata = write_dataset(build_dataset(seed=args.seed), out_dir)
@@ -186,7 +186,7 @@ def run_build_command(args: argparse.Namespace) -> int:
 
 def run_build_orgs_command(args: argparse.Namespace) -> int:
     """Handler of ``judged-rag eval-data build-orgs``."""
-    from judged_rag.evaluation.orgs import CORPUS_DIR, DATA_FILE, build_orgs, write_orgs
+    from judged_rag_eval.datasets.orgs import CORPUS_DIR, DATA_FILE, build_orgs, write_orgs
 
     out_dir = Path(args.out).expanduser()
     metadata = write_orgs(build_orgs(seed=args.seed), out_dir)
@@ -208,7 +208,7 @@ def run_build_orgs_command(args: argparse.Namespace) -> int:
 
 def run_select_command(args: argparse.Namespace) -> int:
     """Handler of ``judged-rag eval-data select``."""
-    from judged_rag.evaluation.rdq import SELECTION_FILE, SHIPPED_IDS, select_retrieval_dependent
+    from judged_rag_eval.datasets.rdq import SELECTION_FILE, SHIPPED_IDS, select_retrieval_dependent
 
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
@@ -245,7 +245,7 @@ def options_from_args(args: argparse.Namespace) -> Any:
     Raises:
         ValueError: For invalid values.
     """
-    from judged_rag.evaluation.runner import VARIANTS, EvalOptions
+    from judged_rag_eval.runner import VARIANTS, EvalOptions
 
     settings: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set or [])}
     if args.index:
@@ -287,8 +287,8 @@ def options_from_args(args: argparse.Namespace) -> Any:
 
 def run_eval_command(args: argparse.Namespace) -> int:
     """Handler of ``judged-rag eval``: run the suite, write the report, print where."""
-    from judged_rag.evaluation.report import write_report
-    from judged_rag.evaluation.runner import run_eval
+    from judged_rag_eval.report import write_report
+    from judged_rag_eval.runner import run_eval
 
     out_dir = Path(args.out).expanduser()
     if not args.report_only:

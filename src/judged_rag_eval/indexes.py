@@ -92,7 +92,7 @@ def ensure_topic_index(
 
 def ensure_wiki_eval_index(*, progress: bool = True) -> Path:
     """The whole-corpus eval index, built at first use (no gate distribution)."""
-    from judged_rag.evaluation.data import load_corpus
+    from judged_rag_eval.datasets.fanoutqa import load_corpus
 
     topics = sorted(load_corpus().topics())
     return ensure_topic_index(wiki_eval_dir(), topics, progress=progress)

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from judged_rag.evaluation.metrics import (
+from judged_rag_eval.metrics import (
     CONFLICT_OUTCOMES,
     cost_summary,
     gate_scores,
@@ -29,8 +29,8 @@ from judged_rag.evaluation.metrics import (
     threshold_sweep,
     trust,
 )
-from judged_rag.evaluation.noise import CONFLICT, SETTINGS
-from judged_rag.evaluation.runner import JUDGE_KINDS, RESULTS_FILE, RUN_FILE, read_results
+from judged_rag_eval.runner import JUDGE_KINDS, RESULTS_FILE, RUN_FILE, read_results
+from judged_rag_eval.suites.noise import CONFLICT, SETTINGS
 
 logger = logging.getLogger(__name__)
 

@@ -43,13 +43,20 @@ from judged_rag.configuration import Configuration, RunSettings
 from judged_rag.core.retrieval import search
 from judged_rag.core.scores import RRF_K
 from judged_rag.core.trace import INCIDENTS
-from judged_rag.evaluation.baselines import (
+from judged_rag.graph.builder import Graph
+from judged_rag.nodes.gate import decide_route
+from judged_rag.nodes.judge import judge
+from judged_rag.nodes.step import NodeDeps
+from judged_rag.prompts import rewrite as rewrite_prompt
+from judged_rag.schemas import QueryRewrite
+from judged_rag.state import Cost, Doc, JudgeTask, JudgeWindow, Judgment, TraceEvent
+from judged_rag_eval.baselines import (
     BaselineName,
     documents_to_docs,
     grade_document,
     route_with_llm,
 )
-from judged_rag.evaluation.data import (
+from judged_rag_eval.datasets.fanoutqa import (
     DEFAULT_KB_TOPICS,
     EvalItem,
     derive_suites,
@@ -58,7 +65,7 @@ from judged_rag.evaluation.data import (
     seeded_order,
     take_turns,
 )
-from judged_rag.evaluation.injection import (
+from judged_rag_eval.datasets.hostile import (
     ANSWER_TEMPLATE,
     CANARY,
     CONTROL,
@@ -70,7 +77,7 @@ from judged_rag.evaluation.injection import (
     hostile_documents,
     index_hosts,
 )
-from judged_rag.evaluation.metrics import (
+from judged_rag_eval.metrics import (
     choice_conclusion_correct,
     choice_correct,
     conflict_outcome,
@@ -85,21 +92,14 @@ from judged_rag.evaluation.metrics import (
     states_answer,
     strip_citations,
 )
-from judged_rag.evaluation.noise import (
+from judged_rag_eval.suites.noise import (
     NOISE_PINNED,
     ContextRetriever,
     context_documents,
     default_contexts_path,
     load_noise_items,
 )
-from judged_rag.evaluation.systems import SuiteName, System, configure, parse_system_names
-from judged_rag.graph.builder import Graph
-from judged_rag.nodes.gate import decide_route
-from judged_rag.nodes.judge import judge
-from judged_rag.nodes.step import NodeDeps
-from judged_rag.prompts import rewrite as rewrite_prompt
-from judged_rag.schemas import QueryRewrite
-from judged_rag.state import Cost, Doc, JudgeTask, JudgeWindow, Judgment, TraceEvent
+from judged_rag_eval.systems import SuiteName, System, configure, parse_system_names
 
 logger = logging.getLogger(__name__)
 
@@ -417,7 +417,7 @@ def _compile(kind: str, components: Components, retry_interval: float) -> Graph:
         from judged_rag.graph.builder import build_graph
 
         return build_graph(components, retry_interval=retry_interval)
-    from judged_rag.evaluation.baselines import build_baseline
+    from judged_rag_eval.baselines import build_baseline
 
     name: BaselineName
     if kind == "no_retrieval":
@@ -866,8 +866,8 @@ def default_components(
     Raises:
         ValueError: User data without an index.
     """
-    from judged_rag.evaluation.indexes import ensure_kb_index, ensure_wiki_eval_index
     from judged_rag.indexing import open_index
+    from judged_rag_eval.indexes import ensure_kb_index, ensure_wiki_eval_index
 
     parts = Components()
     if systems and all(s.spec.kind == "no_retrieval" for s in systems):
@@ -905,7 +905,7 @@ def default_hosts(options: EvalOptions) -> list[HostPage]:
         ValueError: User data without a file index.
     """
     if options.data is None:
-        from judged_rag.evaluation.data import load_corpus
+        from judged_rag_eval.datasets.fanoutqa import load_corpus
 
         return corpus_hosts(load_corpus().articles)
     base = Configuration.from_mapping(options.settings, strict=True)

@@ -9,11 +9,11 @@ import pytest
 from judged_rag import Components, build_graph
 from judged_rag.core.comparison import compared, concluded, favoured, favoured_by_all, value
 from judged_rag.core.quotes import choices
-from judged_rag.evaluation.metrics import choice_conclusion_correct
 from judged_rag.nodes.judge import substantive
 from judged_rag.nodes.rewrite import alternative_queries
 from judged_rag.prompts import generate as generate_prompt
 from judged_rag.prompts import verify as verify_prompt
+from judged_rag_eval.metrics import choice_conclusion_correct
 from tests.fakes import (
     PromptRecorder,
     doc,

@@ -13,17 +13,17 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components
 from judged_rag.cli import build_parser
 from judged_rag.configuration import Configuration
-from judged_rag.evaluation.cli import run_build_command, run_select_command
-from judged_rag.evaluation.data import DataError, load_user_items, require
-from judged_rag.evaluation.report import write_report
-from judged_rag.evaluation.runner import (
+from judged_rag_eval.cli import run_build_command, run_select_command
+from judged_rag_eval.datasets.fanoutqa import DataError, load_user_items, require
+from judged_rag_eval.report import write_report
+from judged_rag_eval.runner import (
     RESULTS_FILE,
     EvalOptions,
     default_components,
     read_results,
     run_eval,
 )
-from judged_rag.evaluation.systems import configure
+from judged_rag_eval.systems import configure
 
 LINES = [
     {"id": "secret", "question": "What is the project's codename?", "abstain": True},

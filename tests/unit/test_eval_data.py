@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judged_rag.evaluation.data import (
+from judged_rag_eval.datasets.fanoutqa import (
     DataError,
     Suites,
     answer_kind,
@@ -16,7 +16,7 @@ from judged_rag.evaluation.data import (
     load_user_items,
     seeded_order,
 )
-from judged_rag.evaluation.metrics import contains_normalized, normalize_answer
+from judged_rag_eval.metrics import contains_normalized, normalize_answer
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableLambda
 
 from judged_rag import Components
-from judged_rag.evaluation.cli import add_eval_parser, options_from_args
-from judged_rag.evaluation.data import UNCATEGORIZED, EvalItem, derive_suites, load_corpus
-from judged_rag.evaluation.injection import (
+from judged_rag_eval.cli import add_eval_parser, options_from_args
+from judged_rag_eval.datasets.fanoutqa import UNCATEGORIZED, EvalItem, derive_suites, load_corpus
+from judged_rag_eval.datasets.hostile import (
     ANSWER_STEERING,
     CANARY,
     DELIMITER_ESCAPE,
@@ -32,9 +32,9 @@ from judged_rag.evaluation.injection import (
     inject,
     lead,
 )
-from judged_rag.evaluation.metrics import contains_canary, contains_normalized, normalize_title
-from judged_rag.evaluation.report import summarize_injection, write_report
-from judged_rag.evaluation.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
+from judged_rag_eval.metrics import contains_canary, contains_normalized, normalize_title
+from judged_rag_eval.report import summarize_injection, write_report
+from judged_rag_eval.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
 from tests.fakes import (
     PerSchemaFakeChatModel,
     PromptRecorder,

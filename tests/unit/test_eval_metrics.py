@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judged_rag.evaluation.metrics import (
+from judged_rag_eval.metrics import (
     choice_correct,
     conflict_outcome,
     contains_answer,
@@ -167,7 +167,7 @@ def test_threshold_sweep_is_precision_recall_per_cut() -> None:
 
 
 def test_trust_counts_answers_to_no_evidence_items_as_wrong() -> None:
-    from judged_rag.evaluation.metrics import trust
+    from judged_rag_eval.metrics import trust
 
     t = trust(
         [
@@ -186,7 +186,7 @@ def test_trust_counts_answers_to_no_evidence_items_as_wrong() -> None:
 
 
 def test_risk_coverage_ranks_by_confidence_and_covers_ties_together() -> None:
-    from judged_rag.evaluation.metrics import risk_coverage
+    from judged_rag_eval.metrics import risk_coverage
 
     points, area = risk_coverage(
         [
@@ -204,7 +204,7 @@ def test_risk_coverage_ranks_by_confidence_and_covers_ties_together() -> None:
 
 
 def test_mcnemar_exact_p_value() -> None:
-    from judged_rag.evaluation.metrics import mcnemar
+    from judged_rag_eval.metrics import mcnemar
 
     # 6 items only the first got right, 1 only the second: p = 2 * (1 + 7) / 2**7.
     pairs = [(True, False)] * 6 + [(False, True)] + [(True, True)] * 5
@@ -215,7 +215,7 @@ def test_mcnemar_exact_p_value() -> None:
 
 
 def test_paired_tests_use_only_items_both_systems_finished() -> None:
-    from judged_rag.evaluation.report import paired_tests
+    from judged_rag_eval.report import paired_tests
 
     def rec(system: str, item: str, correct: bool, error: str | None = None) -> dict[str, object]:
         return {

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from judged_rag.cli import build_parser, main
-from judged_rag.evaluation.cli import run_build_orgs_command
-from judged_rag.evaluation.data import load_user_items, require
-from judged_rag.evaluation.metrics import contains_normalized
-from judged_rag.evaluation.orgs import (
+from judged_rag.indexing.loaders import load_file
+from judged_rag_eval.cli import run_build_orgs_command
+from judged_rag_eval.datasets.fanoutqa import load_user_items, require
+from judged_rag_eval.datasets.orgs import (
     CATEGORIES,
     CORPUS_DIR,
     DATA_FILE,
@@ -25,7 +25,7 @@ from judged_rag.evaluation.orgs import (
     build_orgs,
     write_orgs,
 )
-from judged_rag.indexing.loaders import load_file
+from judged_rag_eval.metrics import contains_normalized
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +273,7 @@ def test_other_seeds_keep_the_guarantees(seed: int) -> None:
 
 
 def test_the_first_rows_hold_every_kind_of_question(dataset: OrgsDataset) -> None:
-    from judged_rag.evaluation.orgs import _group
+    from judged_rag_eval.datasets.orgs import _group
 
     groups = {_group(r) for r in dataset.rows}
     assert len(groups) == 7

@@ -11,15 +11,15 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from judged_rag.components.web_search import WikiArticle
-from judged_rag.evaluation.data import (
+from judged_rag.indexing.loaders import load_file
+from judged_rag_eval.datasets.fanoutqa import (
     EvalItem,
     derive_suites,
     load_corpus,
     load_user_items,
     require,
 )
-from judged_rag.evaluation.metrics import normalize_answer, states_answer
-from judged_rag.evaluation.rdq import (
+from judged_rag_eval.datasets.rdq import (
     CONTEXTS_FILE,
     CORPUS_DIR,
     EVAL_DATA_FILE,
@@ -43,7 +43,7 @@ from judged_rag.evaluation.rdq import (
     shipped_selection,
     write_dataset,
 )
-from judged_rag.evaluation.renaming import (
+from judged_rag_eval.datasets.renaming import (
     NameForge,
     corpus_vocabulary,
     lead_name,
@@ -51,7 +51,7 @@ from judged_rag.evaluation.renaming import (
     make_renaming,
     name_tokens,
 )
-from judged_rag.indexing.loaders import load_file
+from judged_rag_eval.metrics import normalize_answer, states_answer
 
 
 def person(title: str, description: str, extract: str) -> WikiArticle:

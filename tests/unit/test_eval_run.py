@@ -20,11 +20,11 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from judged_rag import Components
 from judged_rag.components.gate import VectorCandidatesGate
-from judged_rag.evaluation.cli import add_eval_parser, options_from_args, run_eval_command
-from judged_rag.evaluation.data import EvalItem
-from judged_rag.evaluation.report import write_report
-from judged_rag.evaluation.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
-from judged_rag.evaluation.systems import DEFAULT_SYSTEMS
+from judged_rag_eval.cli import add_eval_parser, options_from_args, run_eval_command
+from judged_rag_eval.datasets.fanoutqa import EvalItem
+from judged_rag_eval.report import write_report
+from judged_rag_eval.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
+from judged_rag_eval.systems import DEFAULT_SYSTEMS
 from tests.fakes import (
     PerSchemaFakeChatModel,
     components,
@@ -478,7 +478,7 @@ def test_retrieval_suite_passes_run_options_to_the_hybrid_index(tmp_path: Path) 
 
 
 def test_a_set_value_that_contradicts_a_system_is_refused() -> None:
-    from judged_rag.evaluation.systems import configure
+    from judged_rag_eval.systems import configure
 
     with pytest.raises(ValueError, match=r"'hybrid' is defined by .*fusion='weighted'"):
         configure("hybrid", {"fusion": "rrf"})
@@ -504,8 +504,8 @@ def test_each_system_goes_first_on_its_share_of_the_questions(tmp_path: Path) ->
 
 
 def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
-    from judged_rag.evaluation.data import take_turns
-    from judged_rag.evaluation.runner import _limit
+    from judged_rag_eval.datasets.fanoutqa import take_turns
+    from judged_rag_eval.runner import _limit
 
     def item(variant: str, n: int) -> EvalItem:
         return EvalItem(id=f"{variant}{n}", question="q", variant=variant)  # type: ignore[arg-type]
@@ -531,7 +531,7 @@ def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
 
 
 def test_a_limited_run_takes_every_category_in_turn() -> None:
-    from judged_rag.evaluation.data import seeded_order
+    from judged_rag_eval.datasets.fanoutqa import seeded_order
 
     def item(category: str | None, n: int) -> EvalItem:
         return EvalItem(id=f"{category}{n}", question="q", category=category)  # type: ignore[arg-type]

@@ -61,8 +61,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from judged_rag.components.web_search import WebSearchError, WikiArticle, load_wikipedia_articles
-from judged_rag.evaluation.metrics import contains_normalized, normalize_answer, normalize_title
 from judged_rag.state import InputState
+from judged_rag_eval.metrics import contains_normalized, normalize_answer, normalize_title
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ The knowledge base:
   Repair"). Siblings have the same kinds of facts with different values: founding
   year, founder, headquarters town, chief executive, employees. So the page of the
   wrong sibling gives a plausible wrong answer. Towns, people, regions and products
-  are syllable words (`judged_rag.evaluation.renaming.NameForge`) that are no word of
+  are syllable words (`judged_rag_eval.datasets.renaming.NameForge`) that are no word of
   a common vocabulary (`_vocabulary`); a stem is a made-up head and a place-name
   ending, no two stems with the same head.
 - **Organisation pages.** Title, an optional "not to be confused with" line naming the
@@ -84,9 +84,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from judged_rag.evaluation.data import take_turns
-from judged_rag.evaluation.metrics import contains_normalized
-from judged_rag.evaluation.renaming import NameForge, corpus_vocabulary
+from judged_rag_eval.datasets.fanoutqa import take_turns
+from judged_rag_eval.datasets.renaming import NameForge, corpus_vocabulary
+from judged_rag_eval.metrics import contains_normalized
 
 ORGS_VERSION = 1
 NAME = "judged-rag fictional organisations (orgs)"

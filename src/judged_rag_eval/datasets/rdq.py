@@ -13,7 +13,7 @@ Rows (``questions.jsonl``), each marked with its ``transformation``:
   sub-questions whose answer is in their evidence summary), unchanged, with their
   multiple-choice variants from `data.multiple_choice_items`.
 - ``renamed``: "In what year was NAME born?" / "In what year did NAME die?" about people
-  of the corpus, with NAME made up (`judged_rag.evaluation.renaming`). Source: articles
+  of the corpus, with NAME made up (`judged_rag_eval.datasets.renaming`). Source: articles
   of the topic "People" whose short description ends in a lifespan, ``"American singer
   (1923–1953)"``. The summaries' extracts have Wikipedia's parenthesised dates removed,
   so the description is where the years are stated; every page's text is "title —
@@ -97,16 +97,16 @@ import numpy as np
 import numpy.typing as npt
 
 from judged_rag.components.web_search import WikiArticle, wikipedia_url
-from judged_rag.evaluation.contexts import CONTEXTS_FILE, Context, ContextDoc, Role
-from judged_rag.evaluation.data import (
+from judged_rag.prompts.generate import OPEN_WITHOUT_KNOWLEDGE
+from judged_rag_eval.datasets.contexts import CONTEXTS_FILE, Context, ContextDoc, Role
+from judged_rag_eval.datasets.fanoutqa import (
     EvalItem,
     Kind,
     Variant,
     derive_suites,
     load_corpus,
 )
-from judged_rag.evaluation.metrics import normalize_title, states_answer
-from judged_rag.evaluation.renaming import (
+from judged_rag_eval.datasets.renaming import (
     NameForge,
     Renaming,
     clean_title,
@@ -115,7 +115,7 @@ from judged_rag.evaluation.renaming import (
     make_renaming,
     title_words,
 )
-from judged_rag.prompts.generate import OPEN_WITHOUT_KNOWLEDGE
+from judged_rag_eval.metrics import normalize_title, states_answer
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -1015,7 +1015,7 @@ SELECTION_RULE = (
 
 def selection_items(rows: Sequence[Row], seed: int) -> list[EvalItem]:
     """The answerable open rows as items, in a seeded order mixing the transformations."""
-    from judged_rag.evaluation.data import seeded_order
+    from judged_rag_eval.datasets.fanoutqa import seeded_order
 
     return seeded_order([r.to_item() for r in rows if r.variant == "open"], seed)
 
@@ -1042,7 +1042,7 @@ def select_retrieval_dependent(
         RdqError: No set in `dataset_dir`.
     """
     from judged_rag.components import Components
-    from judged_rag.evaluation.runner import EvalOptions, read_results, run_eval
+    from judged_rag_eval.runner import EvalOptions, read_results, run_eval
 
     rows = load_rows(dataset_dir)
     metadata = load_metadata(dataset_dir)

@@ -1,6 +1,6 @@
 """Consistent entity renaming: a person's real name becomes a made-up one, everywhere.
 
-Used by `judged_rag.evaluation.rdq` to take an answer out of a model's memory while
+Used by `judged_rag_eval.datasets.rdq` to take an answer out of a model's memory while
 keeping it in the documents. Decisions and their reasons:
 
 - **Which words are the name.** The name tokens of a person are the capitalised words

@@ -32,8 +32,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from judged_rag.evaluation.contexts import CONTEXTS_FILE, Context
-from judged_rag.evaluation.data import DataError, EvalItem, load_user_items
+from judged_rag_eval.datasets.contexts import CONTEXTS_FILE, Context
+from judged_rag_eval.datasets.fanoutqa import DataError, EvalItem, load_user_items
 
 NOISE_PINNED: dict[str, Any] = {"gate": False, "web_search": "none", "max_iterations": 1}
 """Settings every system of the noise suite runs with (see the module docstring)."""

@@ -1,0 +1,1 @@
+"""The suites: what each measures, one module per suite."""
