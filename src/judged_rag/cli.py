@@ -1,9 +1,19 @@
-"""The `judged-rag` command line: index documents, ask questions, serve, list settings."""
+"""The `judged-rag` command line: index documents, ask questions, serve, list settings.
+
+Other installed packages add subcommands through the entry-point group `COMMANDS`
+(``judged_rag.commands`` in a distribution's metadata): each entry is a function that
+takes the subparsers and adds its own. The evaluation lab, installed beside the library
+by the same project, adds ``eval`` and ``eval-data`` this way. The library names no such
+package in an import, so the layers point one way: the lab is built on the library and
+the library never loads the lab, which stays out of every embedding program and test of
+the library, and can leave the project (or another lab can join it) without a change here.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -29,6 +39,8 @@ logger = logging.getLogger("judged_rag.cli")
 OUTPUT_KEYS = tuple(OutputState.__annotations__)
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+COMMANDS = "judged_rag.commands"
+"""The entry-point group of functions that add subcommands (see the module docstring)."""
 
 
 def _parse_sets(pairs: Sequence[str]) -> dict[str, str]:
@@ -481,10 +493,14 @@ def build_parser() -> argparse.ArgumentParser:
     settings = sub.add_parser("settings", help="list every setting with its value and meaning")
     settings.add_argument("--preset", choices=list(PRESETS), default="default")
     settings.set_defaults(func=_settings)
-    from judged_rag_eval.cli import add_eval_parser
-
-    add_eval_parser(sub)
+    add_plugin_commands(sub)
     return parser
+
+
+def add_plugin_commands(subparsers: Any) -> None:
+    """Let each function of the `COMMANDS` entry-point group add its subcommands, by name."""
+    for entry in sorted(importlib.metadata.entry_points(group=COMMANDS), key=lambda e: e.name):
+        entry.load()(subparsers)
 
 
 def _quiet_libraries(level: int) -> None:

@@ -1,9 +1,11 @@
-"""The ``judged-rag eval`` subcommand.
+"""The lab's subcommands of ``judged-rag``: ``eval`` and ``eval-data``.
 
-The main command line adds it with `add_eval_parser(subparsers)`, which also adds
-``judged-rag eval-data`` (build the retrieval-dependent question set, select its
-retrieval-dependent rows, build the fictional-organisations knowledge base); importing
-this module is cheap (the harness loads when the command runs).
+The library's command line finds `add_commands` through the entry-point group
+``judged_rag.commands`` (declared in pyproject) and calls it with its subparsers; it
+never imports this package by name. ``eval`` runs a suite; ``eval-data`` builds the
+retrieval-dependent question set, selects its retrieval-dependent rows and builds the
+fictional-organisations knowledge base. Importing this module is cheap: the harness
+loads when a command runs.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ def parse_settings(pairs: Sequence[str]) -> dict[str, str]:
             value = STRATEGIES[number - 1]
         values[key] = value
     return values
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add ``eval`` and ``eval-data`` to the main parser's subparsers (the entry point)."""
+    add_eval_parser(subparsers)
+    add_eval_data_parser(subparsers)
 
 
 def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -122,7 +130,6 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--report-only", action="store_true", help="only rebuild the report of OUT")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_eval_command)
-    add_eval_data_parser(subparsers)
     return p
 
 

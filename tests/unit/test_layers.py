@@ -1,7 +1,11 @@
 """Layers point one way: no import cycle, indexing below components, no borrowed privates.
 
-Also: the ground floor (``errors``, ``paths``) imports nothing of ours, and a "private
-name" includes a private module (``judged_rag.nodes._x``) of another top-level package.
+Also: the ground floor (``errors``, ``paths``) imports nothing of ours, a "private
+name" includes a private module (``judged_rag.nodes._x``) of another top-level package,
+and the library (``judged_rag``) never imports the evaluation lab (``judged_rag_eval``),
+which is built on it: not at module level, not lazily, not by a module name in a string.
+Both packages are read; the lab is held to the same rules (no cycle, no borrowed
+privates, of the library's or of another part of the lab).
 
 The import graph is read from the source with `ast` (nothing is imported): every
 ``import`` and ``from ... import`` of ``judged_rag`` anywhere in a module counts, at
@@ -29,6 +33,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ROOT = "judged_rag"
+LAB = "judged_rag_eval"
+ROOTS = (ROOT, LAB)
 GROUND_FLOOR = ("judged_rag.errors", "judged_rag.paths")
 
 
@@ -46,10 +52,10 @@ class Import:
         return f"{self.importer}:{self.line} imports {self.target}{what}"
 
 
-def find_modules(src: Path) -> dict[str, tuple[Path, bool]]:
-    """Module name -> (file, is a package) for every module under ``src/judged_rag``."""
+def find_modules(src: Path, roots: tuple[str, ...] = ROOTS) -> dict[str, tuple[Path, bool]]:
+    """Module name -> (file, is a package) for every module under ``src/<root>``."""
     found: dict[str, tuple[Path, bool]] = {}
-    for path in sorted((src / ROOT).rglob("*.py")):
+    for path in sorted(p for root in roots for p in (src / root).rglob("*.py")):
         parts = list(path.relative_to(src).with_suffix("").parts)
         package = parts[-1] == "__init__"
         if package:
@@ -67,7 +73,7 @@ def read_imports(src: Path) -> list[Import]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.name.split(".")[0] == ROOT:
+                    if alias.name.split(".")[0] in ROOTS:
                         out.append(Import(name, alias.name, (), node.lineno))
                 continue
             if not isinstance(node, ast.ImportFrom):
@@ -77,7 +83,7 @@ def read_imports(src: Path) -> list[Import]:
                 module = ".".join([*base, node.module] if node.module else base)
             else:
                 module = node.module or ""
-            if module.split(".")[0] != ROOT:
+            if module.split(".")[0] not in ROOTS:
                 continue
             names: list[str] = []
             for alias in node.names:
@@ -164,9 +170,8 @@ def describe_tangles(graph: dict[str, set[str]]) -> list[str]:
 
 
 def package_of(module: str) -> str:
-    """The top-level subpackage (``components``) or module (``cli``) a module is in."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
+    """The top-level subpackage (``judged_rag.components``) or module a module is in."""
+    return ".".join(module.split(".")[:2])
 
 
 def _private(name: str) -> bool:
@@ -188,6 +193,38 @@ def layer_breaches(imports: list[Import], lower: str, upper: str) -> list[Import
     return [i for i in imports if package_of(i.importer) == lower and package_of(i.target) == upper]
 
 
+DYNAMIC_IMPORTS = ("import_module", "__import__")
+
+
+def _named_module(node: ast.Call) -> str | None:
+    """The module a call such as ``importlib.import_module("x.y")`` imports, if it is one."""
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    first = node.args[0] if node.args else None
+    if called in DYNAMIC_IMPORTS and isinstance(first, ast.Constant):
+        return str(first.value)
+    return None
+
+
+def lab_imports(src: Path) -> list[str]:
+    """Every place a library module imports the lab: a statement or a dynamic import."""
+    found: list[str] = []
+    for name, (path, _) in find_modules(src, (ROOT,)).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                targets = [node.module or ""]
+            elif isinstance(node, ast.Call) and (named := _named_module(node)):
+                targets = [named]
+            else:
+                continue
+            found += [
+                f"{name}:{node.lineno} imports {t}" for t in targets if t.split(".")[0] == LAB
+            ]
+    return found
+
+
 def _report(found: list[Import]) -> str:
     return "\n".join(map(str, found))
 
@@ -201,8 +238,13 @@ def test_there_is_no_import_cycle() -> None:
 
 
 def test_indexing_never_imports_components() -> None:
-    found = layer_breaches(read_imports(SRC), "indexing", "components")
+    found = layer_breaches(read_imports(SRC), "judged_rag.indexing", "judged_rag.components")
     assert not found, _report(found)
+
+
+def test_the_library_never_imports_the_lab() -> None:
+    found = lab_imports(SRC)
+    assert not found, "\n".join(found)
 
 
 def test_no_module_imports_another_packages_private_names() -> None:
@@ -267,10 +309,42 @@ def test_the_checks_find_cycles_breaches_and_borrowed_privates(tmp_path: Path) -
         "(4 modules: judged_rag.components, judged_rag.components.builders, "
         "judged_rag.indexing.errors, judged_rag.indexing.store)"
     ]
-    assert [str(i) for i in layer_breaches(imports, "indexing", "components")] == [
+    assert [str(i) for i in layer_breaches(imports, f"{ROOT}.indexing", f"{ROOT}.components")] == [
         "judged_rag.indexing.errors:1 imports judged_rag.components (ComponentError)",
         "judged_rag.indexing.store:4 imports judged_rag.components.builders (build)",
     ]
     assert [str(i) for i in borrowed_privates(imports)] == [
         "judged_rag.components.builders:4 imports judged_rag.indexing.store (_rows)"
+    ]
+
+
+LAB_TREE = {
+    f"{ROOT}/__init__.py": "",
+    f"{ROOT}/errors.py": "",
+    # The library's command line reaching for the lab: lazily, and by a module name.
+    f"{ROOT}/cli.py": (
+        "import importlib\n"
+        "def build():\n"
+        "    from judged_rag_eval.cli import add_commands\n"
+        "    importlib.import_module('judged_rag_eval.cli')\n"
+        "    importlib.import_module('judged_rag.errors')\n"
+    ),
+    f"{LAB}/__init__.py": "",
+    # The lab may import the library, but not its private names.
+    f"{LAB}/cli.py": "from judged_rag.cli import build, _private\n",
+}
+
+
+def test_the_checks_find_the_library_importing_the_lab(tmp_path: Path) -> None:
+    for name, text in LAB_TREE.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    assert lab_imports(tmp_path) == [
+        "judged_rag.cli:3 imports judged_rag_eval.cli",
+        "judged_rag.cli:4 imports judged_rag_eval.cli",
+    ]
+    assert [str(i) for i in borrowed_privates(read_imports(tmp_path))] == [
+        "judged_rag_eval.cli:1 imports judged_rag.cli (build, _private)"
     ]
