@@ -20,7 +20,7 @@ from langgraph.types import Send
 
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import ANSWERING, calls_left, kept, rounds_left
-from judged_rag.core.relevance import CALLS
+from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import DEFAULT_DEPS, NodeDeps
 from judged_rag.state import JudgeTask, JudgeWindow, State
 
@@ -49,14 +49,13 @@ def route_after_retrieve(
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - kept(cfg, *ANSWERING))
-    per_call = cfg.judge_window if cfg.judge == "list" else 1
-    # With reflection, each document's judgment is followed by its review: two calls.
-    # ChunkRAG's judge scores, reconsiders and has a critic score again: three calls.
-    per_task = 2 if cfg.reflects and state.get("query_parts") else 1
-    if cfg.judge == "chunkrag":
-        per_task = len(CALLS)
-    if cfg.judge != "off":  # unjudged documents cost no call
-        docs = docs[: affordable // per_task * per_call]
+    judge = strategy(cfg)
+    per_call = judge.documents_per_task(cfg)
+    # A reflecting judgment is followed by its review (two calls); ChunkRAG's judge
+    # scores, reconsiders and has a critic score again (three); judging off makes none.
+    made = judge.calls_per_task(cfg, parsed=bool(state.get("query_parts")))
+    if made:
+        docs = docs[: affordable // made * per_call]
     if batched(cfg):
         docs = docs[: cfg.judge_batch]
     if not docs or state.get("budget_exhausted"):
@@ -64,8 +63,9 @@ def route_after_retrieve(
     iteration = state.get("iteration", 0)
     tasks = math.ceil(len(docs) / per_call)
     # Calls left over after those every task needs are shared out for retries.
+    per_task = max(made, 1)
     calls = max(per_task, per_task + (affordable - per_task * tasks) // tasks)
-    if cfg.judge == "list":
+    if judge.windowed:
         return [
             Send(
                 "judge",
@@ -94,17 +94,6 @@ def route_after_retrieve(
             task["roles"] = roles
         tasks_sent.append(Send("judge", task))
     return tasks_sent
-
-
-def batched(cfg: Configuration) -> bool:
-    """Whether a round's documents are judged `judge_batch` at a time.
-
-    Not with progressive selection (it selects from the whole round), the list judge
-    (already one call per window of documents) or ChunkRAG's judge (its threshold comes
-    from the whole round's scores).
-    """
-    whole_round = ("off", "list", "chunkrag")
-    return cfg.judge_batch > 0 and cfg.judge not in whole_round and cfg.sufficiency != "progressive"
 
 
 def route_after_assess(

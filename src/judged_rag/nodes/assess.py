@@ -6,7 +6,7 @@ the supporting set is enough. `route_after_assess` turns that into rewrite vs co
 with `sufficiency="progressive"` the decision is `select`'s (Algorithm 1's progressive
 selection and Verify), and assess only counts. With the ChunkRAG judge, the round's
 documents are labelled here first, by the threshold of the round's scores
-(`nodes.judge.label_round`): the parallel judge tasks cannot see each other's scores.
+(`JudgeStrategy.label_round`): the parallel judge tasks cannot see each other's scores.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from judged_rag.core.judgments import (
     uncovered,
 )
 from judged_rag.core.trace import event
-from judged_rag.graph.routing import batched
-from judged_rag.nodes.judge import label_round
+from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
@@ -86,11 +85,10 @@ def assess(
     iteration = state.get("iteration", 0)
     events: list[TraceEvent] = []
     relabelled: list[Judgment] | None = None
-    if cfg.judge == "chunkrag":
-        labelled, events = label_round(state.get("judgments") or [], iteration, cfg)
-        if events:  # the round had scores to label
-            relabelled = labelled
-            state = {**state, "judgments": relabelled}
+    labelled, events = strategy(cfg).label_round(state.get("judgments") or [], iteration, cfg)
+    if events:  # the judge labels its rounds at the join (ChunkRAG's), and this one had scores
+        relabelled = labelled
+        state = {**state, "judgments": relabelled}
     judged = latest_judgments(state)
     this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
     # The documents judged since the last assessment: the round's, or with

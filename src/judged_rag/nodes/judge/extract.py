@@ -1,0 +1,180 @@
+"""The extracting judge (`judge="extract"`): the model copies the answer or replies NONE.
+
+A copy that really is in the document is the evidence, and 1 - P(NONE) its probability,
+combined with the retriever's cosine into the judge's score. With `subject_check`, a
+document that does not name the question's subject is Not Relevant without a call. A
+question that chooses between names (`core.comparison.compared`) asks each document
+about the name it carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+
+from judged_rag.components.llm import Extraction
+from judged_rag.configuration import Configuration
+from judged_rag.core.comparison import compared
+from judged_rag.core.documents import fence
+from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
+from judged_rag.nodes.judge.common import (
+    FALLBACK,
+    OneDocumentJudge,
+    judge_score,
+    unaligned,
+    written,
+)
+from judged_rag.nodes.step import NodeDeps
+from judged_rag.prompts import judge as prompt
+from judged_rag.state import Doc, JudgeTask, Judgment, Label
+
+
+class Extract(OneDocumentJudge):
+    """One call a document (none for a document about another subject)."""
+
+    def judge_document(
+        self,
+        task: JudgeTask,
+        doc: Doc,
+        base: dict[str, Any],
+        cfg: Configuration,
+        config: RunnableConfig,
+        deps: NodeDeps,
+    ) -> dict[str, Any]:
+        """Ask the model to copy the answer, and label the document by the copy."""
+        step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
+        coverage = subject_coverage(task["question"], doc["title"], doc["content"])
+        if cfg.subject_check and not named(coverage):
+            # About another subject (another person, a namesake, a sibling company):
+            # nothing copied from it can be evidence, so the model is not asked.
+            return written(_off_subject(base, doc, cfg, coverage), cfg)
+        alternatives = compared(task["question"]) if cfg.splits_alternatives else []
+        focus = alternative_named(alternatives, doc)
+        asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
+        with deps.components.judge_slots(cfg.judge_concurrency):
+            found = step.extract(
+                extract_messages(asked or task["question"], fence(doc["content"])),
+                max_tokens=prompt.EXTRACT_MAX_TOKENS,
+                default=FALLBACK.model_dump(),
+                count_round=False,  # the join counts the rounds of the whole fan-out
+            )
+        judged = _from_extraction(base, found.value, doc, cfg, alternatives=alternatives)
+        if alternatives:
+            judged = _for_alternative(judged, alternatives, focus)
+        return written(judged, cfg, found.cost, found.events)
+
+
+EXTRACT = Extract()
+
+
+def alternative_named(alternatives: list[str], doc: Doc) -> str | None:
+    """The first of a question's alternatives that the document names in full, or None."""
+    return next((a for a in alternatives if names_subject(a, doc["title"], doc["content"])), None)
+
+
+def substantive(quote: str, alternatives: Sequence[str]) -> bool:
+    """Whether a quote says more than the alternatives' own names.
+
+    "Iskmere Ship Repair" copied from Iskmere Ship Repair's page answers nothing about
+    which was founded earlier; "1904" does.
+    """
+    named_words = {w for a in alternatives for w in words(a).split()}
+    return any(w not in named_words for w in words(quote).split())
+
+
+def _for_alternative(judgment: Judgment, alternatives: list[str], focus: str | None) -> Judgment:
+    """An extracting judgment of a question with alternatives, as GGatrieval's alignment.
+
+    The document was asked about the one alternative it names (`focus`); a Highly
+    Relevant judgment aligns that alternative, one of the question's parts (Partial
+    while others remain: `assess` asks the Highly Relevant documents to cover them all).
+    """
+    if judgment["label"] != "highly_relevant" or focus is None:
+        return judgment
+    share = 1.0 / len(alternatives)
+    return {
+        **judgment,
+        "reason": f"{judgment['reason']}; answers for {focus}",
+        "aligned_components": [focus],
+        "alignment": "full" if share >= 1.0 else "partial",
+        "alignment_ratio": round(share, 4),
+    }
+
+
+def extract_messages(question: str, document: str) -> list[BaseMessage]:
+    """The extracting judge's messages: the instructions, then the document and question."""
+    user = prompt.EXTRACT_USER.format(question=question, document=document)
+    return [SystemMessage(prompt.EXTRACT_SYSTEM), HumanMessage(user)]
+
+
+def extraction_label(found: Extraction, in_document: bool, score: float, threshold: float) -> Label:
+    """RJAG's label of an extracting judgment.
+
+    Highly Relevant: the quoted answer is in the document and the score reaches the
+    threshold. Somewhat Relevant: a quote from the document below the threshold, or an
+    answer the model gave that the document does not hold (it saw the question's topic
+    there but no answer). Not Relevant: the model replied NONE.
+    """
+    if in_document and score >= threshold:
+        return "highly_relevant"
+    return "not_relevant" if found.none else "somewhat_relevant"
+
+
+def _off_subject(
+    base: dict[str, Any], doc: Doc, cfg: Configuration, coverage: float | None
+) -> Judgment:
+    """The extracting judge's verdict on a document about another subject, without a call.
+
+    A year copied from another person's page is in that page but not about the question's
+    subject, so the subject check makes any quote from it worthless: RJAG's Not Relevant
+    (so that it does not reach the generator as Somewhat Relevant knowledge either), with
+    the probability 0 and the score that a quote from it would have been given.
+    """
+    share = f"{coverage:.0%}" if coverage is not None else "none"
+    reason = f"the document names {share} of the question's subject: not about it (no LLM call)"
+    judgment = unaligned(base, "not_relevant", reason, by="subject_check")
+    judgment["p_highly"] = 0.0
+    judgment["judge_score"] = judge_score(0.0, doc["similarity"], cfg.judge_similarity_weight)
+    return judgment
+
+
+def _from_extraction(
+    base: dict[str, Any],
+    found: Extraction | None,
+    doc: Doc,
+    cfg: Configuration,
+    *,
+    alternatives: Sequence[str] = (),
+) -> Judgment:
+    if found is None:
+        return unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
+    in_document = not found.none and grounded(found.text, doc["content"])
+    # Only a name the question offers to choose between ("Iskmere Ship Repair", copied
+    # from its own page): it decides nothing, whatever the model's confidence.
+    name_only = in_document and bool(alternatives) and not substantive(found.text, alternatives)
+    in_document = in_document and not name_only
+    if not in_document:
+        p = 0.0
+    elif found.p_none is None:
+        p = 1.0  # no probabilities from the backend: the quote alone decides
+    else:
+        p = round(1.0 - found.p_none, 4)
+    score = judge_score(p, doc["similarity"], cfg.judge_similarity_weight)
+    label = extraction_label(found, in_document, score, cfg.judge_cutoff)
+    if found.none:
+        reason = "the judge found no answer in the document"
+    elif name_only:
+        reason = "the judge copied only a name from the question: no evidence"
+    elif in_document:
+        reason = f"answer quoted from the document, score {score}"
+    else:
+        reason = "the judge's answer is not in the document"
+    reason += f", P(NONE)={found.p_none}" if found.p_none is not None else ""
+    judgment = unaligned(base, label, reason, by="llm")
+    judgment["evidence"] = found.text[:300] if in_document else ""
+    judgment["p_highly"] = p
+    judgment["judge_score"] = score
+    return judgment
