@@ -1,1 +1,1 @@
-"""One module per step of the workflow (see METHOD.md for the design)."""
+"""One module per step of the workflow (see docs/method.md for the design)."""
