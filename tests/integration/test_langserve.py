@@ -137,7 +137,7 @@ def test_playground_and_schemas(server: Server) -> None:
     [
         {"input": {"question": ""}},
         {"input": {"question": "x", "options": ["only one"]}},
-        {"input": {"question": "x"}, "config": {"configurable": {"alpha": 3}}},
+        {"input": {"question": "x"}, "config": {"configurable": {"temperature": 3}}},
         {"input": {"question": "x"}, "config": {"configurable": {"no_such_setting": 1}}},
         {"input": {"question": "x"}, "config": {"configurable": {"base_url": "http://x"}}},
     ],

@@ -41,17 +41,17 @@ OPERATOR_ONLY = {
 BUDGETS = {
     "top_k",
     "max_iterations",
-    "rewrite_max_queries",
     "max_knowledge",
-    "max_knowledge_chars",
     "web_k",
     "max_regenerations",
     "max_llm_calls",
     "max_tokens",
     "max_seconds",
     "max_answer_tokens",
-    "max_step_tokens",
 }
+"""Budgets a client may lower (the finer ones, per step, are research knobs)."""
+FORM_LIMIT = 20
+"""Most settings the form a remote client sees may list."""
 
 
 def test_every_setting_is_either_on_the_client_allowlist_or_the_operators() -> None:
@@ -60,7 +60,19 @@ def test_every_setting_is_either_on_the_client_allowlist_or_the_operators() -> N
     assert names == set(ACCESS)
     assert {n for n, a in ACCESS.items() if a == "operator"} == OPERATOR_ONLY
     assert {n for n, a in ACCESS.items() if a == "ceiling"} == BUDGETS
-    assert names - OPERATOR_ONLY == CLIENT_SETTINGS
+    research = {n for n, a in ACCESS.items() if a == "research"}
+    assert names - OPERATOR_ONLY - research == CLIENT_SETTINGS
+    assert len(CLIENT_SETTINGS) <= FORM_LIMIT
+
+
+def test_research_knobs_reach_a_client_only_through_a_preset() -> None:
+    with pytest.raises(SettingsRefused, match="t_r is set by the server's operator"):
+        client_configuration({}, {"t_r": 0.6})
+    cfg = client_configuration({}, {"preset": "paper"})
+    assert cfg.sufficiency == "progressive" and cfg.reflection is True
+    # ... never over what the operator set explicitly.
+    kept = client_configuration({"reflection": False}, {"preset": "paper"})
+    assert kept.reflection is False and kept.sufficiency == "progressive"
 
 
 def test_paths_urls_models_stores_and_backends_are_never_client_settings() -> None:
@@ -70,9 +82,9 @@ def test_paths_urls_models_stores_and_backends_are_never_client_settings() -> No
     assert {f.name for f in dataclasses.fields(ClientSettings)} == CLIENT_SETTINGS
 
 
-def test_presets_only_hold_client_settings() -> None:
+def test_presets_never_hold_operator_settings() -> None:
     for preset in PRESETS.values():
-        assert set(preset) <= CLIENT_SETTINGS
+        assert not set(preset) & OPERATOR_ONLY
 
 
 @pytest.mark.parametrize("name", sorted(OPERATOR_ONLY))
@@ -145,10 +157,11 @@ def test_the_operators_explicit_values_win_over_a_client_preset() -> None:
 
 
 def test_client_quality_knobs_pass_within_their_ranges() -> None:
-    cfg = client_configuration({}, {"judge": "letter", "t_r": "0.6", "thread_id": "ignored"})
-    assert cfg.judge == "letter" and cfg.t_r == 0.6
-    with pytest.raises(SettingsRefused, match=r"t_r=1\.5 is above 1\.0"):
-        client_configuration({}, {"t_r": 1.5})
+    sent = {"judge": "letter", "temperature": "0.6", "thread_id": "ignored"}
+    cfg = client_configuration({}, sent)
+    assert cfg.judge == "letter" and cfg.temperature == 0.6
+    with pytest.raises(SettingsRefused, match=r"temperature=2\.5 is above 2\.0"):
+        client_configuration({}, {"temperature": 2.5})
     with pytest.raises(SettingsRefused, match="not one of"):
         client_configuration({}, {"preset": "turbo"})
 

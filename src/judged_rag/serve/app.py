@@ -129,8 +129,9 @@ logger = logging.getLogger(__name__)
 PATH = "/judged-rag"
 API_KEY_HEADER = "X-API-Key"
 OPERATOR_SETTINGS: frozenset[str] = frozenset(k for k, v in ACCESS.items() if v == "operator")
-"""Settings only the operator gives (`settings=`); a client may name one only with the
-server's own value. Every other setting is in `CLIENT_SETTINGS`."""
+"""Settings only the operator gives (`settings=`): what the server connects to, reads or
+shares. A client may not name one, whatever the value; nor a research knob (`ACCESS`
+"research", which a client's preset may change). The rest are `CLIENT_SETTINGS`."""
 THREAD_ID = "thread_id"
 THREAD_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 """A thread id: 1-128 characters, safe in a URL path and a log line."""

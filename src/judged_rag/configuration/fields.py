@@ -1,22 +1,26 @@
-"""Everything a run may change, in one dataclass.
+"""Everything a run may change, in one dataclass, and how a value is read.
 
-It is the graph's `context_schema`, so LangGraph Studio renders it as the assistant's
-form. Every node reads it through `get_configuration`, which accepts `context=` as well
-as `config["configurable"]` (LangServe, parent graphs and plain `invoke` use the latter).
+`Configuration` is the graph's `context_schema` in process, so LangGraph Studio renders
+it as the assistant's form (a served graph shows only the client's settings:
+`policy.ClientSettings`). Every node reads it through `get_configuration` (or
+`NodeDeps.configuration`), which accepts `context=` as well as `config["configurable"]`
+(LangServe, parent graphs and plain `invoke` use the latter). Each field says who may
+set it on a server (`Access`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 import types
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
+
+from judged_rag.configuration.measured import CHUNKRAG_FLOOR, JUDGE_THRESHOLDS
+from judged_rag.configuration.presets import PRESETS, PresetName
 
 Strategy = Literal[
     "D_H",
@@ -32,75 +36,16 @@ Strategy = Literal[
 
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 Grade = Literal["A", "B", "C", "D", "E", "F"]
-PresetName = Literal["default", "paper", "fast"]
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "default": {},
-    # Paper-faithful: k = 10 (RJAG), RJAG's labelled judgment whatever the model, no
-    # score pre-filter, and GGatrieval's Algorithm 1 for T = 4 rounds: typed components,
-    # segment alignment, reflection, re-ranking and progressive selection (5 documents,
-    # windows of 5) with Verify(q, D), and the component-replacing SCQU.
-    "paper": {
-        "judge": "structured",
-        "top_k": 10,
-        "max_iterations": 4,
-        "stop_when_stalled": False,
-        "sufficiency": "progressive",
-        "selection_window": 5,
-        "rewrite_mode": "replace",
-        "rewrite_max_queries": 5,
-        "alignment": True,
-        "query_components": "typed",
-        "alignment_check": "segment",
-        "reflection": True,
-        "prefilter": False,
-        "verify": True,
-        "max_regenerations": 1,
-    },
-    # Fewest LLM calls: fewer documents, one rewrite at most, no regeneration, clear
-    # cases labelled by score without a call (the judge is the default's).
-    "fast": {
-        "top_k": 4,
-        "max_iterations": 2,
-        "sufficiency": "labels",
-        "alignment": False,
-        "prefilter": True,
-        "max_knowledge": 3,
-        "max_regenerations": 0,
-    },
-}
 
 
-JUDGE_THRESHOLDS: dict[str, float] = {"extract": 0.75, "letter": 0.6, "list": 0.57}
-"""Each scoring judge's threshold when `judge_threshold` is unset: the value with the best
-F1 for answer-bearing chunks on the judge suite (FanOutQA, bundled 1.5B model, cosine
-weight 0.5; BENCHMARKS.md, "Judge"). The listwise judge's is the screening's in-sample
-value (`scripts/judge_levers.py`, 375 pairs in windows of 5, the same pairs it was chosen
-on), not yet measured on held-out questions."""
-
-
-CHUNKRAG_FLOOR = 0.75
-"""ChunkRAG judge with `judge_threshold` unset: the lowest its round's dynamic threshold
-goes, so that a chunk is Highly Relevant only with a final score nearer the scoring
-prompt's "states what the question asks" (1) than its "same topic, not that" (0.5). Not
-measured: the paper's threshold has no floor (see `core.relevance`)."""
-
-
-SRA_T_M = 0.5
-"""SRA's T_M, for models with no measured value."""
-
-T_M_MEASURED: dict[str, float] = {"local:qwen2.5-coder-1.5b": 0.705}
-"""T_M for a bundled model when `t_m` is unset: the cut-off on its C_M (P(A) of "I know
-it") that best separates questions it answers right alone from ones it cannot (Youden's
-J, on the retrieval-dependent set's rows the end-to-end evaluation does not use;
-BENCHMARKS.md, "The model's own confidence")."""
-
-
-Access = Literal["client", "ceiling", "operator"]
+Access = Literal["client", "ceiling", "research", "operator"]
 """Who may set a setting on a server.
 
-- ``client``: a per-run quality knob; any remote client may set it, within its range.
+- ``client``: a per-run knob a user tunes; any remote client may set it, within its range.
 - ``ceiling``: a budget; a client may lower the operator's value, never raise it.
+- ``research``: a method's knob (thresholds, weights, the alignment and loop variants);
+  set in Python, on the command line and by the operator, and by a client only through a
+  preset, so the form a client sees stays short.
 - ``operator``: what the server connects to, reads or shares (models, endpoints,
   paths, stores, backends, shared limits); only the operator sets it.
 """
@@ -163,7 +108,7 @@ class Configuration:
         "Most tokens per internal call (parse, judge, rewrite, verify...).",
         ge=16,
         le=4096,
-        access="ceiling",
+        access="research",
     )
     structured_output: Literal["auto", "function_calling", "json_schema", "json_mode"] = _f(
         "auto",
@@ -180,14 +125,14 @@ class Configuration:
         "question's best similarity must reach to use retrieval (CAG: 5th percentile).",
         ge=0.0,
         le=100.0,
-        access="client",
+        access="research",
     )
     gate_threshold: float = _f(
         0.0,
         "Risk margin subtracted from the policy value (CAG: 0).",
         ge=-1.0,
         le=1.0,
-        access="client",
+        access="research",
     )
 
     # parse + alignment (GGatrieval)
@@ -197,14 +142,14 @@ class Configuration:
         "the extracting judge, a question that compares names by a quantity ('Which was "
         "founded earlier, X or Y?') has them as its components (no LLM call), and each "
         "page is asked about the one it names.",
-        access="client",
+        access="research",
     )
     query_components: Literal["plain", "typed"] = _f(
         "plain",
         "How parse splits the question: 'plain' short phrases without a role, or 'typed' "
         "(GGatrieval's Eq. 1) phrases each tagged subject, predicate, object, predicative, "
         "attributive, adverbial, complement or apposition; the judge sees the roles.",
-        access="client",
+        access="research",
     )
 
     alignment_check: Literal["substring", "segment"] = _f(
@@ -215,7 +160,7 @@ class Configuration:
         "document that states it, and counts a component only when that segment is in the "
         "document (a quote of the question's own words is not). Full alignment: every "
         "component grounded within one stretch of segment_words words.",
-        access="client",
+        access="research",
     )
     segment_words: int = _f(
         40,
@@ -223,14 +168,14 @@ class Configuration:
         "grounding segment of every component for Full alignment (about two sentences).",
         ge=1,
         le=1000,
-        access="client",
+        access="research",
     )
     reflection: bool = _f(
         False,
         "GGatrieval's reflection M'(Q, D): a second call per judged document reviews the "
         "aligned-component list (keeps, drops, adds components, each with its segment); "
         "the alignment label follows the reviewed list. Structured judge only.",
-        access="client",
+        access="research",
     )
 
     # retrieve (ChunkRAG)
@@ -239,14 +184,14 @@ class Configuration:
         "rrf",
         "How the hybrid retriever fuses BM25 and dense: 'rrf' (reciprocal rank, weighted by "
         "dense_weight) or 'weighted' (score sum).",
-        access="client",
+        access="research",
     )
     dense_weight: float = _f(
         0.5,
         "Weight of the dense side in either fusion (BM25 gets the rest).",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     store: Literal["files", "postgres"] = _f(
         "files",
@@ -296,7 +241,7 @@ class Configuration:
         "fewer). All of them share one prompt, which must fit the model's context.",
         ge=1,
         le=10,
-        access="client",
+        access="research",
     )
     judge_threshold: float | None = _f(
         None,
@@ -322,7 +267,7 @@ class Configuration:
         "that does not name it is dropped; SRA: no answer from the model alone when the "
         "knowledge base names only similar subjects; off: any quote found in the document "
         "counts and every web result is kept.",
-        access="client",
+        access="research",
     )
     judge_similarity_weight: float = _f(
         0.5,
@@ -331,7 +276,7 @@ class Configuration:
         "without a cosine are scored by the LLM alone.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     judge_batch: int = _f(
         4,
@@ -344,7 +289,7 @@ class Configuration:
         "RJAG does.",
         ge=0,
         le=100,
-        access="client",
+        access="research",
     )
     judge_concurrency: int = _f(
         4,
@@ -358,31 +303,33 @@ class Configuration:
         "SRA weight of similarity in S = alpha*sim + beta*reliability.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     beta: float = _f(
         0.3,
         "SRA weight of source reliability; alpha + beta must be 1.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     prefilter: bool = _f(
-        False, "Label clear cases from the composite score S without an LLM call.", access="client"
+        False,
+        "Label clear cases from the composite score S without an LLM call.",
+        access="research",
     )
     prefilter_low: float = _f(
         0.25,
         "S at or below this: Not Relevant without an LLM call.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     prefilter_high: float = _f(
         0.9,
         "S at or above this: Highly Relevant without an LLM call.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     kb_reliability: Grade = _f(
         "B",
@@ -399,7 +346,7 @@ class Configuration:
         "round's documents re-ranked by alignment then S, the LLM selects max_knowledge of "
         "them window by window into the supporting set D (kept across rounds), Verify(q, D) "
         "ends the loop, and a verified D is exactly what the generator receives.",
-        access="client",
+        access="research",
     )
     selection_window: int = _f(
         5,
@@ -407,14 +354,14 @@ class Configuration:
         "beside the supporting set D (LLatrieval's sliding window).",
         ge=1,
         le=20,
-        access="client",
+        access="research",
     )
     min_supporting: int = _f(
         1,
         "Supporting documents (Highly Relevant, and Full alignment when on) needed.",
         ge=1,
         le=50,
-        access="client",
+        access="research",
     )
     max_iterations: int = _f(
         4,
@@ -428,17 +375,17 @@ class Configuration:
         "End the rewrite loop early when a round finds no better label and raises the "
         "judge's best probability that a document states the answer by less than 0.05 "
         "(the rewrite found nothing better); the paper preset runs every round.",
-        access="client",
+        access="research",
     )
     align_tau: float = _f(
         0.5,
         "Alignment ratio at which a document itself extends the query (SCQU's tau).",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     rewrite_max_queries: int = _f(
-        3, "Most queries one rewrite may issue.", ge=1, le=10, access="ceiling"
+        3, "Most queries one rewrite may issue.", ge=1, le=10, access="research"
     )
     rewrite_mode: Literal["append", "replace"] = _f(
         "append",
@@ -449,7 +396,7 @@ class Configuration:
         "components that document does not align are replaced in Q by synonymous "
         "descriptions (aligned ones stay) and each such synonymous query gets its own "
         "pseudo-document (one call each).",
-        access="client",
+        access="research",
     )
 
     # combine (RJAG)
@@ -479,7 +426,7 @@ class Configuration:
         "The trace reports what it cuts (dropped_by_chars).",
         ge=500,
         le=200_000,
-        access="ceiling",
+        access="research",
     )
 
     # web_search
@@ -497,7 +444,7 @@ class Configuration:
         "Accept, without the verifier's LLM call, an answer that restates what the judge "
         "quoted as the answer from a document the answer cites (the quote itself checked to "
         "be in that document); other answers go to the verifier.",
-        access="client",
+        access="research",
     )
     max_regenerations: int = _f(
         1, "Most regenerations after a failed verification.", ge=0, le=5, access="ceiling"
@@ -507,7 +454,7 @@ class Configuration:
         "T_R: retrieval is trusted when the best composite score S_max reaches it.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
     t_m: float | None = _f(
         None,
@@ -516,7 +463,7 @@ class Configuration:
         "other model.",
         ge=0.0,
         le=1.0,
-        access="client",
+        access="research",
     )
 
     # budgets, per question
@@ -543,14 +490,14 @@ class Configuration:
         for f in fields(self):
             value = getattr(self, f.name)
             meta = f.metadata
-            choices = _CHOICES.get(f.name)
+            choices = CHOICES.get(f.name)
             if choices and value not in choices:
                 problems.append(f"{f.name}={value!r} is not one of {list(choices)}")
                 continue
-            kind = _TYPES[f.name]
-            if value is None and f.name in _OPTIONAL:
+            kind = TYPES[f.name]
+            if value is None and f.name in OPTIONAL:
                 continue
-            if not _has_type(value, kind):
+            if not has_type(value, kind):
                 problems.append(f"{f.name}={value!r} is not a valid {kind}")
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -584,7 +531,7 @@ class Configuration:
         if preset not in PRESETS:
             raise ValueError(f"preset={preset!r} is not one of {list(PRESETS)}")
         merged = {**PRESETS[preset], **{k: v for k, v in values.items() if k in names}}
-        return cls(**{k: _coerce(cls, k, v) for k, v in merged.items()})
+        return cls(**{k: coerce(cls, k, v) for k, v in merged.items()})
 
     @property
     def checks_alignment(self) -> bool:
@@ -626,7 +573,7 @@ class Configuration:
         return dataclasses.replace(self, **changes)
 
 
-_HINTS: dict[str, Any] = get_type_hints(Configuration)
+HINTS: dict[str, Any] = get_type_hints(Configuration)
 
 
 def _base_type(hint: Any) -> Any:
@@ -637,28 +584,24 @@ def _base_type(hint: Any) -> Any:
     return hint
 
 
-_OPTIONAL: frozenset[str] = frozenset(
-    name for name, hint in _HINTS.items() if _base_type(hint) is not hint
+OPTIONAL: frozenset[str] = frozenset(
+    name for name, hint in HINTS.items() if _base_type(hint) is not hint
 )
 """Settings that may be left unset (None: the value the step chooses itself)."""
-_TYPES: dict[str, str] = {
+TYPES: dict[str, str] = {
     name: _base_type(hint).__name__ if isinstance(_base_type(hint), type) else "choice"
-    for name, hint in _HINTS.items()
+    for name, hint in HINTS.items()
 }
-_CHOICES: dict[str, tuple[Any, ...]] = {
-    name: get_args(hint) for name, hint in _HINTS.items() if get_origin(hint) is Literal
+CHOICES: dict[str, tuple[Any, ...]] = {
+    name: get_args(hint) for name, hint in HINTS.items() if get_origin(hint) is Literal
 }
 ACCESS: dict[str, Access] = {f.name: f.metadata["access"] for f in fields(Configuration)}
 """Each setting's access (see `Access`)."""
-CLIENT_SETTINGS: frozenset[str] = frozenset(k for k, v in ACCESS.items() if v != "operator")
-"""Settings a remote client may send: quality knobs, and budgets it may only lower."""
 UNSET: frozenset[str] = frozenset({"", "auto", "none"})
 """Text that leaves an optional setting unset (CLI, forms)."""
-NO_LIMIT_ZERO: frozenset[str] = frozenset({"max_tokens", "max_seconds"})
-"""Budgets where 0 means "no limit" (for the operator only)."""
 
 
-def _has_type(value: Any, kind: str) -> bool:
+def has_type(value: Any, kind: str) -> bool:
     """Whether a value fits a field's declared type (bools are not numbers here)."""
     if kind == "bool":
         return isinstance(value, bool)
@@ -672,10 +615,10 @@ def _has_type(value: Any, kind: str) -> bool:
     return True  # Literal fields are checked against their choices
 
 
-def _coerce(cls: type[Configuration], name: str, value: Any) -> Any:
+def coerce(cls: type[Configuration], name: str, value: Any) -> Any:
     """Coerce text (CLI, forms, environment) to the field's type."""
-    kind = _TYPES[name]
-    if name in _OPTIONAL and isinstance(value, str) and value.strip().lower() in UNSET:
+    kind = TYPES[name]
+    if name in OPTIONAL and isinstance(value, str) and value.strip().lower() in UNSET:
         return None
     if not isinstance(value, str):
         if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
@@ -714,182 +657,3 @@ def get_configuration(config: RunnableConfig | None = None, context: Any = None)
     if isinstance(context, Mapping):
         return Configuration.from_mapping({**configurable, **context})
     return Configuration.from_mapping(configurable)
-
-
-class SettingsRefused(ValueError):
-    """A remote client asked for a setting the server does not let it change."""
-
-
-def client_configuration(operator: Mapping[str, Any], sent: Mapping[str, Any]) -> Configuration:
-    """The configuration of a run that a remote client asked for, under the operator's.
-
-    The operator's settings (preset and values) come first. The client may change the
-    `client` settings and lower (never raise) the `ceiling` ones; naming an `operator`
-    setting is refused whatever its value (the served forms list only the client's
-    settings, and an accepted echo would confirm a guess). A client's preset changes
-    the settings it lists, except those the operator set explicitly; its budgets are
-    cut to the operator's ceilings.
-
-    Args:
-        operator: The operator's settings, as for `Configuration.from_mapping`.
-        sent: What the client sent; keys that are not settings (LangGraph's own
-            `configurable` keys such as `thread_id`) and `None` values are ignored.
-
-    Raises:
-        SettingsRefused: A setting is the operator's (named at all), a budget is above
-            the operator's, or a value is invalid (the message names each one).
-    """
-    base = Configuration.from_mapping(operator, strict=True)
-    values = {f.name: getattr(base, f.name) for f in fields(Configuration)}
-    requested = {k: v for k, v in sent.items() if k in ACCESS and v is not None}
-    problems: list[str] = []
-    preset = requested.pop("preset", None)
-    if preset is not None:
-        if preset not in PRESETS:
-            problems.append(f"preset={preset!r} is not one of {list(PRESETS)}")
-        else:
-            values["preset"] = preset
-            for name, value in PRESETS[preset].items():
-                if name not in operator:
-                    values[name] = _within_ceiling(name, value, values[name], clamp=True)
-    for name, raw in requested.items():
-        try:
-            value = _coerce(Configuration, name, raw)
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
-        limit = getattr(base, name)
-        if ACCESS[name] == "operator":
-            # Refused whatever the value: accepting the server's own value would tell a
-            # client which guess was right (a model name, a path, an endpoint).
-            problems.append(f"{name} is fixed by the server")
-            continue
-        over = _has_type(value, _TYPES[name]) and (
-            _within_ceiling(name, value, limit, clamp=False) is None
-        )
-        if over:  # a wrong type is left to the validation below
-            problems.append(f"{name}={value!r} is above the server's limit ({limit!r})")
-            continue
-        values[name] = value
-    if problems:
-        raise SettingsRefused("refused setting(s): " + "; ".join(problems))
-    try:
-        return Configuration(**values)
-    except ValueError as exc:
-        raise SettingsRefused(str(exc)) from None
-
-
-def _within_ceiling(name: str, value: Any, limit: Any, *, clamp: bool) -> Any:
-    """`value` if the operator's `limit` allows it; else the limit (`clamp`) or None."""
-    if ACCESS[name] != "ceiling":
-        return value
-    unlimited = name in NO_LIMIT_ZERO and limit == 0
-    if unlimited or (value <= limit and not (name in NO_LIMIT_ZERO and value == 0)):
-        return value
-    return limit if clamp else None
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """Where each run's `Configuration` comes from: the operator's settings and the caller's.
-
-    Trusted callers (in-process code, a parent graph) may change any setting:
-    `configurable` values, then `context=` ones, over `base`. Remote callers
-    (`remote=True`: a server's clients) go through `client_configuration`, so
-    they cannot reach another model, endpoint, path or store, nor raise a budget.
-
-    Attributes:
-        base: The operator's settings (preset and values) under every run's own.
-        remote: Treat every run's settings as sent by an untrusted client.
-    """
-
-    base: Mapping[str, Any] = field(default_factory=dict)
-    remote: bool = False
-    cache_size: int = 256
-    _cache: OrderedDict[tuple[tuple[str, Any], ...], Configuration] = field(
-        default_factory=OrderedDict, compare=False, repr=False
-    )
-    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        """Check the operator's own settings once, up front."""
-        Configuration.from_mapping(self.base, strict=True)
-
-    def resolve(self, config: RunnableConfig | None, context: Any = None) -> Configuration:
-        """The run's configuration from its `config["configurable"]` and `context`.
-
-        Raises:
-            SettingsRefused: A remote caller asked for what it may not have.
-            ValueError: A trusted caller gave an invalid value.
-        """
-        if isinstance(context, Configuration) and not self.remote and not self.base:
-            return context
-        sent = {**((config or {}).get("configurable") or {}), **_context_values(context)}
-        sent = {k: v for k, v in sent.items() if k in ACCESS}
-        try:
-            key = tuple(sorted(sent.items()))
-            hash(key)
-        except TypeError:  # an unhashable value: resolve without the cache
-            return self._build(sent)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        cfg = self._build(sent)
-        with self._lock:
-            self._cache[key] = cfg
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return cfg
-
-    def _build(self, sent: Mapping[str, Any]) -> Configuration:
-        if self.remote:
-            return client_configuration(self.base, sent)
-        return Configuration.from_mapping({**self.base, **sent})
-
-
-TRUSTED = RunSettings()
-"""In-process callers: every setting from `configurable` and `context=`, no base."""
-
-
-def _context_values(context: Any) -> dict[str, Any]:
-    """The settings a `context=` value names.
-
-    LangGraph builds the `context_schema` dataclass from a dict, filling in defaults:
-    a `Configuration` counts as naming the fields that differ from the defaults, and
-    the client schema's fields left `None` name nothing.
-    """
-    if context is None:
-        return {}
-    if isinstance(context, Mapping):
-        return dict(context)
-    if isinstance(context, Configuration):
-        default = Configuration()
-        return {
-            f.name: getattr(context, f.name)
-            for f in fields(Configuration)
-            if getattr(context, f.name) != getattr(default, f.name)
-        }
-    if dataclasses.is_dataclass(context) and not isinstance(context, type):
-        return {k: v for k, v in dataclasses.asdict(context).items() if v is not None}
-    raise TypeError(f"context must be a mapping or a settings dataclass, not {type(context)}")
-
-
-def _client_field(name: str) -> tuple[str, Any, Any]:
-    meta = next(f for f in fields(Configuration) if f.name == name).metadata
-    default = getattr(Configuration(), name)
-    limit = " (a budget: it may only be lowered)" if ACCESS[name] == "ceiling" else ""
-    shown = "unset (the step's own value)" if default is None else repr(default)
-    description = f"{meta['description']}{limit} Server default: {shown}."
-    return name, _HINTS[name] | None, field(default=None, metadata={"description": description})
-
-
-ClientSettings: type = dataclasses.make_dataclass(
-    "ClientSettings",
-    [_client_field(f.name) for f in fields(Configuration) if ACCESS[f.name] != "operator"],
-    kw_only=True,
-)
-ClientSettings.__doc__ = (
-    "The settings a remote client may send (the context schema of a served graph); "
-    "unset ones keep the server's value."
-)

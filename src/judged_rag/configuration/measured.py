@@ -1,0 +1,30 @@
+"""Values measured on this project's benchmarks that settings fall back to when unset.
+
+Each says where it was measured (BENCHMARKS.md); a setting given explicitly replaces it.
+"""
+
+from __future__ import annotations
+
+JUDGE_THRESHOLDS: dict[str, float] = {"extract": 0.75, "letter": 0.6, "list": 0.57}
+"""Each scoring judge's threshold when `judge_threshold` is unset: the value with the best
+F1 for answer-bearing chunks on the judge suite (FanOutQA, bundled 1.5B model, cosine
+weight 0.5; BENCHMARKS.md, "Judge"). The listwise judge's is the screening's in-sample
+value (`scripts/judge_levers.py`, 375 pairs in windows of 5, the same pairs it was chosen
+on), not yet measured on held-out questions."""
+
+
+CHUNKRAG_FLOOR = 0.75
+"""ChunkRAG judge with `judge_threshold` unset: the lowest its round's dynamic threshold
+goes, so that a chunk is Highly Relevant only with a final score nearer the scoring
+prompt's "states what the question asks" (1) than its "same topic, not that" (0.5). Not
+measured: the paper's threshold has no floor (see `core.relevance`)."""
+
+
+SRA_T_M = 0.5
+"""SRA's T_M, for models with no measured value."""
+
+T_M_MEASURED: dict[str, float] = {"local:qwen2.5-coder-1.5b": 0.705}
+"""T_M for a bundled model when `t_m` is unset: the cut-off on its C_M (P(A) of "I know
+it") that best separates questions it answers right alone from ones it cannot (Youden's
+J, on the retrieval-dependent set's rows the end-to-end evaluation does not use;
+BENCHMARKS.md, "The model's own confidence")."""
