@@ -25,13 +25,13 @@ row, so RDQ's open rows only):
 
 `pairs` samples n chunks as the index builder samples the gate's (`random.Random(seed)`
 over every chunk row, sorted; seed 0 is the gate's own seed), writes each pseudo-query
-with the builder's `_ask_pseudo_queries` (its prompt, one question per chunk), retrieves
+with the builder's `ask_pseudo_queries` (its prompt, one question per chunk), retrieves
 for it with the project's hybrid retriever (default fusion, top k), and writes
 OUT/pairs.jsonl: the pseudo-query, the positive chunk (its cosine to the pseudo-query as
 the retriever computes a result's, and its rank in the retrieved list) and the negative
 (the best-ranked chunk whose source document differs, with its retrieved cosine). `run`
 judges both sides of every pair with the judge suite's `judge_extract` system through
-the graph's judge node, as `_judge_one` in `judged_rag_eval.runner` does (the
+the graph's judge node, as `judge_document` in `judged_rag_eval.suites.judge` does (the
 extracting judge, subject_check on), and appends OUT/judgments.jsonl. `report` picks
 thresholds from the calibration scores — (a) best F1, (b) the 5th and 10th percentiles
 of the positives' judge_score (CAG's cut; (b') the same over the positives the judge
@@ -79,7 +79,8 @@ def make_pairs(index: Path, out: Path, n: int, seed: int, k: int, model_spec: st
     from judged_rag.components.models import load_chat_model
     from judged_rag.configuration import Configuration
     from judged_rag.core.retrieval import search
-    from judged_rag.indexing.builder import _ask_pseudo_queries
+    from judged_rag.indexing.builder import ask_pseudo_queries
+    from judged_rag.indexing.chunking import normalize
     from judged_rag.indexing.retriever import HybridRetriever, chunk_document
 
     index = index.expanduser().resolve()
@@ -103,7 +104,7 @@ def make_pairs(index: Path, out: Path, n: int, seed: int, k: int, model_spec: st
             part = todo[begin : begin + BATCH]
             chunks = [store.chunks[row] for row in part]
             started = time.perf_counter()
-            asked, _ = _ask_pseudo_queries(model, chunks, False)
+            asked, _ = ask_pseudo_queries(model, chunks, False)
             seconds = (time.perf_counter() - started) / len(part)
             for row, chunk, questions in zip(part, chunks, asked, strict=True):
                 record: dict[str, Any] = {
@@ -118,7 +119,7 @@ def make_pairs(index: Path, out: Path, n: int, seed: int, k: int, model_spec: st
                     query = record["question"]
                     found = search(retriever, query, k=k, fusion=cfg.fusion, dense_weight=0.5)
                     # The positive's cosine as the retriever computes a result's similarity.
-                    vector = retriever._embed(query)
+                    vector = normalize(retriever.embeddings.embed_query(query))[0]
                     cosine = float(store.vectors([row])[0] @ vector)
                     ranks = [d.id for d in found]
                     record["pos"] = _side(
@@ -180,7 +181,8 @@ def run(out: Path, model_spec: str) -> None:
     from judged_rag.nodes.judge import judge
     from judged_rag.state import JudgeTask
     from judged_rag_eval.baselines import documents_to_docs
-    from judged_rag_eval.runner import EvalOptions, _Context, _deps, _spent, _verdict
+    from judged_rag_eval.context import EvalOptions, RunContext
+    from judged_rag_eval.suites.judge import llm_usage, verdict_of
     from judged_rag_eval.systems import configure
 
     meta = json.loads((out / META).read_text(encoding="utf-8"))
@@ -188,7 +190,7 @@ def run(out: Path, model_spec: str) -> None:
     system = configure(SYSTEM, settings)
     cfg = system.config
     options = EvalOptions(suite="judge", out_dir=out, settings=settings, progress=False)
-    ctx = _Context(options, Components())
+    ctx = RunContext(options, Components())
     kind = ctx.components.judge_kind(cfg)
     if kind != "extract" or not cfg.subject_check:
         raise SystemExit(f"expected the extracting judge with subject_check, got {kind}")
@@ -218,19 +220,19 @@ def run(out: Path, model_spec: str) -> None:
                 )
                 doc = documents_to_docs([document], cfg)[0]
                 started = time.perf_counter()
-                # What `_judge_one` does for a non-binary system, keeping the reason too.
+                # What `judge_document` does for a non-binary system, keeping the reason too.
                 task = JudgeTask(
                     question=pair["question"], query_parts=[], document=doc, iteration=0
                 )
-                judged = judge(task, {}, None, deps=_deps(ctx, cfg))
+                judged = judge(task, {}, None, deps=ctx.deps(cfg))
                 judgment = judged["judgments"][0]
-                calls, tokens, _ = _spent(judged["cost"])
+                calls, tokens, _ = llm_usage(judged["cost"])
                 row = {
                     "chunk": pair["chunk"],
                     "side": side,
                     "doc": part["id"],
                     "model": model_spec,
-                    **_verdict(judgment, doc),
+                    **verdict_of(judgment, doc),
                     "reason": judgment.get("reason"),
                     "evidence": judgment.get("evidence"),
                     "llm_calls": calls,
@@ -358,7 +360,7 @@ def restated_scores(
     Also returns how many chunks changed label.
     """
     from judged_rag.indexing.store import IndexStore
-    from judged_rag_eval.datasets.fanoutqa import load_user_items
+    from judged_rag_eval.items import load_user_items
     from judged_rag_eval.metrics import states_answer
 
     answers = {item.id: item.answers for item in load_user_items(data)}

@@ -90,8 +90,9 @@ def make_pairs(out: Path, limit: int, k: int) -> None:
     from judged_rag.configuration import Configuration
     from judged_rag.core.retrieval import search
     from judged_rag_eval.baselines import documents_to_docs
+    from judged_rag_eval.context import EvalOptions
     from judged_rag_eval.metrics import contains_normalized, normalize_title
-    from judged_rag_eval.runner import EvalOptions, default_components, load_items
+    from judged_rag_eval.runner import default_components, load_items
 
     options = EvalOptions(suite="judge", out_dir=out, limit=limit, progress=False)
     items, _ = load_items(options)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judged_rag_eval.runner import read_results
+from judged_rag_eval.results import read_results
 
 
 def ranks(out_dir: Path) -> dict[tuple[str, str], int | None]:

@@ -36,8 +36,8 @@ from judged_rag.components.local_model import stop_all_servers
 from judged_rag.components.models import load_chat_model
 from judged_rag.configuration import Configuration
 from judged_rag.prompts import integrate as prompt
-from judged_rag_eval.datasets.fanoutqa import load_user_items, seeded_order
 from judged_rag_eval.datasets.rdq import HEADLINE_DATA_FILE, QUESTIONS_FILE, SHIPPED_IDS
+from judged_rag_eval.items import load_user_items, seeded_order
 from judged_rag_eval.metrics import percentiles
 
 KNOWN = (

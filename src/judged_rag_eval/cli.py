@@ -21,8 +21,6 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-SUITE_CHOICES = ("retrieval", "gate", "judge", "e2e", "injection", "noise")
-
 
 def parse_settings(pairs: Sequence[str]) -> dict[str, str]:
     """``--set key=value`` pairs as a dict; strategy settings also take RJAG's numbers 1-8.
@@ -63,7 +61,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         The ``eval`` parser (its handler is set as ``func``).
     """
     from judged_rag.configuration import PRESETS
-    from judged_rag_eval.systems import DEFAULT_SYSTEMS
+    from judged_rag_eval.systems import DEFAULT_SYSTEMS, SUITES
 
     listing = "\n".join(
         f"  {suite}: {', '.join(names)}" for suite, names in DEFAULT_SYSTEMS.items()
@@ -81,7 +79,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--suite",
-        choices=SUITE_CHOICES,
+        choices=SUITES,
         required=True,
         help="what to measure (injection: documents carrying prompt injections)",
     )
@@ -252,7 +250,8 @@ def options_from_args(args: argparse.Namespace) -> Any:
     Raises:
         ValueError: For invalid values.
     """
-    from judged_rag_eval.runner import VARIANTS, EvalOptions
+    from judged_rag_eval.context import EvalOptions
+    from judged_rag_eval.items import VARIANTS
 
     settings: dict[str, Any] = {"preset": args.preset, **parse_settings(args.set or [])}
     if args.index:

@@ -14,15 +14,11 @@ from judged_rag import Components
 from judged_rag.cli import build_parser
 from judged_rag.configuration import Configuration
 from judged_rag_eval.cli import run_build_command, run_select_command
-from judged_rag_eval.datasets.fanoutqa import DataError, load_user_items, require
+from judged_rag_eval.context import EvalOptions
+from judged_rag_eval.items import DataError, load_user_items, require
 from judged_rag_eval.report import write_report
-from judged_rag_eval.runner import (
-    RESULTS_FILE,
-    EvalOptions,
-    default_components,
-    read_results,
-    run_eval,
-)
+from judged_rag_eval.results import RESULTS_FILE, read_results
+from judged_rag_eval.runner import default_components, run_eval
 from judged_rag_eval.systems import configure
 
 LINES = [

@@ -11,9 +11,12 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from judged_rag import Components
-from judged_rag_eval.datasets.fanoutqa import DataError, load_user_items
-from judged_rag_eval.report import render_markdown, summarize_e2e, write_report
-from judged_rag_eval.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
+from judged_rag_eval.context import EvalOptions
+from judged_rag_eval.items import DataError, load_user_items
+from judged_rag_eval.report import render_markdown, write_report
+from judged_rag_eval.results import RESULTS_FILE, read_results
+from judged_rag_eval.runner import run_eval
+from judged_rag_eval.suites.e2e import summarize_e2e
 
 
 def write_line(tmp_path: Path, record: dict[str, Any]) -> Path:

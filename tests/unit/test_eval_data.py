@@ -6,16 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judged_rag_eval.datasets.fanoutqa import (
-    DataError,
-    Suites,
-    answer_kind,
-    answer_text,
-    derive_suites,
-    load_corpus,
-    load_user_items,
-    seeded_order,
-)
+from judged_rag_eval.datasets.fanoutqa import Suites, answer_text, derive_suites, load_corpus
+from judged_rag_eval.items import DataError, answer_kind, load_user_items, seeded_order
 from judged_rag_eval.metrics import contains_normalized, normalize_answer
 
 

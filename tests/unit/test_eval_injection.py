@@ -16,7 +16,8 @@ from langchain_core.runnables import RunnableLambda
 
 from judged_rag import Components
 from judged_rag_eval.cli import add_eval_parser, options_from_args
-from judged_rag_eval.datasets.fanoutqa import UNCATEGORIZED, EvalItem, derive_suites, load_corpus
+from judged_rag_eval.context import EvalOptions
+from judged_rag_eval.datasets.fanoutqa import UNCATEGORIZED, derive_suites, load_corpus
 from judged_rag_eval.datasets.hostile import (
     ANSWER_STEERING,
     CANARY,
@@ -32,9 +33,12 @@ from judged_rag_eval.datasets.hostile import (
     inject,
     lead,
 )
+from judged_rag_eval.items import EvalItem
 from judged_rag_eval.metrics import contains_canary, contains_normalized, normalize_title
-from judged_rag_eval.report import summarize_injection, write_report
-from judged_rag_eval.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
+from judged_rag_eval.report import write_report
+from judged_rag_eval.results import RESULTS_FILE, read_results
+from judged_rag_eval.runner import run_eval
+from judged_rag_eval.suites.injection import summarize_injection
 from tests.fakes import (
     PerSchemaFakeChatModel,
     PromptRecorder,

@@ -215,7 +215,7 @@ def test_mcnemar_exact_p_value() -> None:
 
 
 def test_paired_tests_use_only_items_both_systems_finished() -> None:
-    from judged_rag_eval.report import paired_tests
+    from judged_rag_eval.answers import paired_tests
 
     def rec(system: str, item: str, correct: bool, error: str | None = None) -> dict[str, object]:
         return {

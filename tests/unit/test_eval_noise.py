@@ -11,9 +11,10 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from judged_rag import Components
-from judged_rag_eval.datasets.fanoutqa import DataError
+from judged_rag_eval.items import DataError
 from judged_rag_eval.report import write_report
-from judged_rag_eval.runner import RESULTS_FILE, read_results, run_eval
+from judged_rag_eval.results import RESULTS_FILE, read_results
+from judged_rag_eval.runner import run_eval
 from judged_rag_eval.suites.noise import ContextRetriever, load_noise_items
 from tests.unit.test_eval_run import Counter, judge_fake, knowledge_base, options
 

@@ -12,7 +12,6 @@ import pytest
 from judged_rag.cli import build_parser, main
 from judged_rag.indexing.loaders import load_file
 from judged_rag_eval.cli import run_build_orgs_command
-from judged_rag_eval.datasets.fanoutqa import load_user_items, require
 from judged_rag_eval.datasets.orgs import (
     CATEGORIES,
     CORPUS_DIR,
@@ -25,6 +24,7 @@ from judged_rag_eval.datasets.orgs import (
     build_orgs,
     write_orgs,
 )
+from judged_rag_eval.items import load_user_items, require
 from judged_rag_eval.metrics import contains_normalized
 
 

@@ -12,15 +12,9 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from judged_rag.components.web_search import WikiArticle
 from judged_rag.indexing.loaders import load_file
-from judged_rag_eval.datasets.fanoutqa import (
-    EvalItem,
-    derive_suites,
-    load_corpus,
-    load_user_items,
-    require,
-)
+from judged_rag_eval.datasets.contexts import CONTEXTS_FILE
+from judged_rag_eval.datasets.fanoutqa import derive_suites, load_corpus
 from judged_rag_eval.datasets.rdq import (
-    CONTEXTS_FILE,
     CORPUS_DIR,
     EVAL_DATA_FILE,
     METADATA_FILE,
@@ -51,6 +45,7 @@ from judged_rag_eval.datasets.renaming import (
     make_renaming,
     name_tokens,
 )
+from judged_rag_eval.items import EvalItem, load_user_items, require
 from judged_rag_eval.metrics import normalize_answer, states_answer
 
 

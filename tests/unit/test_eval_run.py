@@ -21,10 +21,13 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from judged_rag import Components
 from judged_rag.components.gate import VectorCandidatesGate
 from judged_rag_eval.cli import add_eval_parser, options_from_args, run_eval_command
-from judged_rag_eval.datasets.fanoutqa import EvalItem
+from judged_rag_eval.context import EvalOptions
+from judged_rag_eval.items import EvalItem
 from judged_rag_eval.report import write_report
-from judged_rag_eval.runner import RESULTS_FILE, EvalOptions, read_results, run_eval
-from judged_rag_eval.systems import DEFAULT_SYSTEMS
+from judged_rag_eval.results import RESULTS_FILE, read_results
+from judged_rag_eval.runner import run_eval
+from judged_rag_eval.suites import REGISTRY
+from judged_rag_eval.systems import DEFAULT_SYSTEMS, SUITES
 from tests.fakes import (
     PerSchemaFakeChatModel,
     components,
@@ -504,7 +507,7 @@ def test_each_system_goes_first_on_its_share_of_the_questions(tmp_path: Path) ->
 
 
 def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
-    from judged_rag_eval.datasets.fanoutqa import take_turns
+    from judged_rag_eval.items import take_turns
     from judged_rag_eval.runner import _limit
 
     def item(variant: str, n: int) -> EvalItem:
@@ -531,7 +534,7 @@ def test_variants_take_turns_and_can_be_chosen(tmp_path: Path) -> None:
 
 
 def test_a_limited_run_takes_every_category_in_turn() -> None:
-    from judged_rag_eval.datasets.fanoutqa import seeded_order
+    from judged_rag_eval.items import seeded_order
 
     def item(category: str | None, n: int) -> EvalItem:
         return EvalItem(id=f"{category}{n}", question="q", category=category)  # type: ignore[arg-type]
@@ -546,3 +549,8 @@ def test_a_limited_run_takes_every_category_in_turn() -> None:
     expected = sorted(i.id for i in plain)
     random.Random("0:order").shuffle(expected)
     assert [i.id for i in seeded_order(plain, seed=0)] == expected
+
+
+def test_every_suite_the_command_offers_has_its_module() -> None:
+    assert sorted(REGISTRY) == sorted(SUITES)
+    assert all(suite.name == name for name, suite in REGISTRY.items())

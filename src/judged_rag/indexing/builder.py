@@ -892,7 +892,7 @@ def _gate_entries(
         picked = sorted(
             random.Random(PSEUDO_QUERY_SEED).sample(candidates, min(need, len(candidates)))
         )
-        asked, failures = _ask_pseudo_queries(model, [kept[i] for i in picked], progress, per_chunk)
+        asked, failures = ask_pseudo_queries(model, [kept[i] for i in picked], progress, per_chunk)
         answered = [(i, q) for i, qs in zip(picked, asked, strict=True) for q in qs]
         if answered:
             vectors = embed_texts(
@@ -937,13 +937,14 @@ def _pseudo_query_prompt(chunk: Chunk, per_chunk: int = 1) -> str:
     return PSEUDO_QUERY_UNTITLED.format(document=chunk.text)
 
 
-def _ask_pseudo_queries(
+def ask_pseudo_queries(
     model: BaseChatModel, chunks: list[Chunk], progress: bool, per_chunk: int = 1
 ) -> tuple[list[list[str]], int]:
     """Up to `per_chunk` distinct questions per chunk, one call each.
 
     The questions are the reply's first lines, stripped; the failures count the chunks
-    that got none.
+    that got none. Measurements call it too (the lab's judge calibration), to ask exactly
+    what the gate's distribution asks.
     """
     questions: list[list[str]] = []
     failures = 0

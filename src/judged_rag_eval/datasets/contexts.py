@@ -7,9 +7,13 @@ import the other.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
+
+from judged_rag_eval.items import DataError
 
 CONTEXTS_FILE = "contexts.jsonl"
 Role = Literal["evidence", "distractor", "conflict"]
@@ -67,3 +71,27 @@ class Context:
         values = dict(data)
         values["docs"] = tuple(ContextDoc(**d) for d in values["docs"])
         return cls(**values)
+
+
+def read_contexts(path: Path) -> list[Context]:
+    """The contexts of a contexts file.
+
+    Raises:
+        DataError: With the file and line of the first malformed line.
+        FileNotFoundError: If the file does not exist.
+    """
+    contexts = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                contexts.append(Context.from_json(json.loads(line)))
+            except (json.JSONDecodeError, TypeError, KeyError, AttributeError) as exc:
+                raise DataError(f"{path}:{number}: not a context ({exc})") from None
+    return contexts
+
+
+def default_contexts_path(data: Path) -> Path:
+    """Where the contexts of a data set are: ``contexts.jsonl`` beside it."""
+    return data.with_name(CONTEXTS_FILE)

@@ -40,7 +40,8 @@ from pydantic import ConfigDict
 
 from judged_rag.components.web_search import WikiArticle
 from judged_rag.core.retrieval import TunableRetriever
-from judged_rag_eval.datasets.fanoutqa import UNCATEGORIZED, EvalItem
+from judged_rag_eval.datasets.fanoutqa import UNCATEGORIZED
+from judged_rag_eval.items import EvalItem
 from judged_rag_eval.metrics import contains_normalized, normalize_title
 
 CANARY = "Quorvex Halband"

@@ -84,8 +84,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from judged_rag_eval.datasets.fanoutqa import take_turns
 from judged_rag_eval.datasets.renaming import NameForge, corpus_vocabulary
+from judged_rag_eval.items import take_turns
 from judged_rag_eval.metrics import contains_normalized
 
 ORGS_VERSION = 1

@@ -99,13 +99,7 @@ import numpy.typing as npt
 from judged_rag.components.web_search import WikiArticle, wikipedia_url
 from judged_rag.prompts.generate import OPEN_WITHOUT_KNOWLEDGE
 from judged_rag_eval.datasets.contexts import CONTEXTS_FILE, Context, ContextDoc, Role
-from judged_rag_eval.datasets.fanoutqa import (
-    EvalItem,
-    Kind,
-    Variant,
-    derive_suites,
-    load_corpus,
-)
+from judged_rag_eval.datasets.fanoutqa import derive_suites, load_corpus
 from judged_rag_eval.datasets.renaming import (
     NameForge,
     Renaming,
@@ -115,6 +109,7 @@ from judged_rag_eval.datasets.renaming import (
     make_renaming,
     title_words,
 )
+from judged_rag_eval.items import EvalItem, Kind, Variant, seeded_order
 from judged_rag_eval.metrics import normalize_title, states_answer
 
 if TYPE_CHECKING:
@@ -1015,8 +1010,6 @@ SELECTION_RULE = (
 
 def selection_items(rows: Sequence[Row], seed: int) -> list[EvalItem]:
     """The answerable open rows as items, in a seeded order mixing the transformations."""
-    from judged_rag_eval.datasets.fanoutqa import seeded_order
-
     return seeded_order([r.to_item() for r in rows if r.variant == "open"], seed)
 
 
@@ -1042,7 +1035,9 @@ def select_retrieval_dependent(
         RdqError: No set in `dataset_dir`.
     """
     from judged_rag.components import Components
-    from judged_rag_eval.runner import EvalOptions, read_results, run_eval
+    from judged_rag_eval.context import EvalOptions
+    from judged_rag_eval.results import read_results
+    from judged_rag_eval.runner import run_eval
 
     rows = load_rows(dataset_dir)
     metadata = load_metadata(dataset_dir)

@@ -16,12 +16,18 @@ after real retrieval). Because the documents are fixed, the suite pins `NOISE_PI
 for every system: no gate (the context is always used), no web search (nothing from
 outside the context), one retrieve-judge round (a rewrite would fetch the same
 documents).
+
+Reported per system: accuracy and abstention at each setting, the outcomes of the
+constructed conflicts, trust and paired tests over the noise settings, and a plot of
+correct answers and abstentions against the noise ratio.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+import hashlib
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +38,17 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from judged_rag_eval.datasets.contexts import CONTEXTS_FILE, Context
-from judged_rag_eval.datasets.fanoutqa import DataError, EvalItem, load_user_items
+from judged_rag.configuration import Configuration
+from judged_rag_eval.answers import answer_record, paired_tests, run_costs, trust_md, trust_summary
+from judged_rag_eval.context import EvalOptions, RunContext, compile_graph
+from judged_rag_eval.datasets.contexts import Context, default_contexts_path, read_contexts
+from judged_rag_eval.items import DataError, EvalItem, load_user_items
+from judged_rag_eval.metrics import CONFLICT_OUTCOMES, conflict_outcome, rate
+from judged_rag_eval.plots import pyplot, save, share_axis
+from judged_rag_eval.results import by_system, ok_records
+from judged_rag_eval.suite import Record, Suite, Summary
+from judged_rag_eval.systems import System
+from judged_rag_eval.tables import num, pct, table
 
 NOISE_PINNED: dict[str, Any] = {"gate": False, "web_search": "none", "max_iterations": 1}
 """Settings every system of the noise suite runs with (see the module docstring)."""
@@ -88,30 +103,6 @@ class ContextRetriever(BaseRetriever):
                 )
             )
         return out
-
-
-def read_contexts(path: Path) -> list[Context]:
-    """The contexts of a contexts file.
-
-    Raises:
-        DataError: With the file and line of the first malformed line.
-        FileNotFoundError: If the file does not exist.
-    """
-    contexts = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                contexts.append(Context.from_json(json.loads(line)))
-            except (json.JSONDecodeError, TypeError, KeyError, AttributeError) as exc:
-                raise DataError(f"{path}:{number}: not a context ({exc})") from None
-    return contexts
-
-
-def default_contexts_path(data: Path) -> Path:
-    """Where the contexts of a data set are: ``contexts.jsonl`` beside it."""
-    return data.with_name(CONTEXTS_FILE)
 
 
 def noise_items(
@@ -191,3 +182,175 @@ def context_documents(item: EvalItem) -> list[Document]:
         )
         for d in docs
     ]
+
+
+def _noise_task(ctx: RunContext, system: System, item: EvalItem) -> dict[str, Any]:
+    """The system's graph run on the item's fixed context (`noise.NOISE_PINNED` pinned)."""
+    cfg = Configuration.from_mapping({**vars(system.config), **NOISE_PINNED}, strict=True)
+    base = ctx.components
+    retriever = ContextRetriever(documents=context_documents(item), embeddings=base.embedder(cfg))
+    # A copy that shares the models, their caches and the judge slots.
+    parts = replace(base, retriever=retriever, gate_index=None, web_search=None)
+    graph = compile_graph(system.spec.kind, parts, ctx.options.retry_interval)
+    started = time.perf_counter()
+    out: dict[str, Any] = graph.invoke(item.inputs(), context=cfg)
+    record = answer_record(item, out, time.perf_counter() - started)
+    record = {**record, "setting": item.extra.get("setting"), "noise": item.extra.get("noise")}
+    conflicting = item.extra.get("conflict_answer")
+    if conflicting:
+        record["conflict_answer"] = conflicting
+        record["conflict_outcome"] = conflict_outcome(
+            record["answer"], item.answers, str(conflicting), bool(record["abstained"])
+        )
+    return record
+
+
+def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
+    """Per system: accuracy and abstention at each setting, conflict outcomes, trust, cost.
+
+    Trust (hallucination, selective accuracy) reads the noise settings only: in a
+    constructed conflict the documents cannot say which value is right, so "correct"
+    there (the evidence's value stated) is not a trust signal; its outcomes are counted.
+    """
+    out: Summary = {}
+    for system, rows in by_system(records).items():
+        ok = ok_records(rows)
+        settings: Summary = {}
+        for setting in sorted({str(r.get("setting")) for r in ok}):
+            part = [r for r in ok if str(r.get("setting")) == setting]
+            settings[setting] = {
+                "n": len(part),
+                "noise": part[0].get("noise"),
+                "must_abstain": all(r.get("must_abstain") for r in part),
+                "accuracy": rate(sum(1 for r in part if r["correct"]), len(part)).as_dict(),
+                "abstention": rate(sum(1 for r in part if r["abstained"]), len(part)).as_dict(),
+            }
+            outcomes = [r["conflict_outcome"] for r in part if r.get("conflict_outcome")]
+            if outcomes:
+                settings[setting]["outcomes"] = {o: outcomes.count(o) for o in CONFLICT_OUTCOMES}
+        out[system] = {
+            "errors": len(rows) - len(ok),
+            "settings": settings,
+            **trust_summary(_noise_only(ok)),
+            "cost": run_costs(ok),
+        }
+    return out
+
+
+def _noise_only(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The noise suite's records at a noise ratio (not a constructed conflict)."""
+    return [r for r in records if r.get("setting") != CONFLICT]
+
+
+def _summary(records: Sequence[Record], entry: Mapping[str, Any]) -> Summary:
+    data = summarize_noise(records)
+    return {"systems": data, "paired": paired_tests(_noise_only(records), data, "noise")}
+
+
+def _noise_md(data: Summary) -> list[str]:
+    systems = data["systems"]
+    named = {k for v in systems.values() for k in v["settings"]}
+    # The noise ratios in order, then the conflict setting (and any other, by name).
+    settings = [k for k in SETTINGS if k in named] + sorted(named - set(SETTINGS))
+    header = ["system"]
+    for setting in settings:
+        header += [f"{setting}: correct", f"{setting}: abstained"]
+    header += ["LLM calls/q", "s/q", "errors"]
+    rows = []
+    for s, v in systems.items():
+        row = [s]
+        for setting in settings:
+            part = v["settings"].get(setting) or {}
+            row += [pct(part.get("accuracy")), pct(part.get("abstention"))]
+        mean_cost = v["cost"]["mean"]
+        row += [num(mean_cost["llm_calls"], 1), num(mean_cost["seconds"], 1), str(v["errors"])]
+        rows.append(row)
+    lines = [
+        "Every system answers from the same fixed context per question and setting: "
+        "noise-r holds the evidence page and distractors making up the share r of the "
+        "documents; noise-1.0 holds distractors only, so abstaining is right (its "
+        "'correct' is the abstention). Gate, web search and rewriting are off for every "
+        "system (the context is fixed).",
+        "",
+        *table(header, rows),
+        "",
+    ]
+    conflict = [
+        [s, str(part["n"]), *(str(part["outcomes"][o]) for o in CONFLICT_OUTCOMES)]
+        for s, v in systems.items()
+        if (part := v["settings"].get(CONFLICT)) and part.get("outcomes")
+    ]
+    if conflict:
+        lines += [
+            "Constructed conflicts: the evidence page beside a copy of it stating another "
+            "value, so the documents cannot say which is right. `both` reports the two "
+            "values, `evidence` / `conflict` state one side only, `neither` states neither "
+            "(correct above counts `both` and `evidence`; trust and the paired tests leave "
+            "these contexts out).",
+            "",
+            *table(["system", "n", *CONFLICT_OUTCOMES], conflict),
+            "",
+        ]
+    return lines + trust_md(data)
+
+
+def plot_noise(data: Summary, path: Path) -> Path:
+    """Accuracy (answerable settings) and abstention against the noise ratio."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
+    for system, entry in data["systems"].items():
+        points = sorted(
+            (float(v["noise"]), v) for v in entry["settings"].values() if v.get("noise") is not None
+        )
+        if not points:
+            continue
+        answerable = [(x, v["accuracy"]["value"]) for x, v in points if not v["must_abstain"]]
+        if answerable:
+            left.plot(*zip(*answerable, strict=True), marker="o", label=system)
+        right.plot(
+            [x for x, _ in points],
+            [v["abstention"]["value"] for _, v in points],
+            marker="o",
+            label=system,
+        )
+    left.set_title("Correct answers (evidence in the context)")
+    right.set_title("Abstentions (right only at 1.0)")
+    for ax in (left, right):
+        ax.set_xlabel("noise ratio (share of distractors)")
+        share_axis(ax)
+    return save(plt, fig, path)
+
+
+def _items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
+    if options.data is None:
+        raise ValueError(
+            "the noise suite needs --data (a data set with its contexts.jsonl, "
+            "e.g. from `judged-rag eval-data build`)"
+        )
+    items = load_noise_items(options.data, options.contexts)
+    return items, {"noise_items": len(items)}
+
+
+def _fingerprint(options: EvalOptions, fingerprint: dict[str, Any]) -> dict[str, Any]:
+    """The contexts file is data too: other contexts, other results."""
+    if options.data is None:
+        return fingerprint
+    path = options.contexts or default_contexts_path(options.data)
+    if not path.is_file():
+        return fingerprint
+    contexts = {"name": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {**fingerprint, "data": {**(fingerprint["data"] or {}), "contexts": contexts}}
+
+
+SUITE = Suite(
+    name="noise",
+    task=_noise_task,
+    summarize=_summary,
+    markdown=lambda data, entry: _noise_md(data),
+    items=_items,
+    index=None,
+    plots=lambda data, records, out_dir: {
+        "noise_curve": plot_noise(data, out_dir / "noise_curve.png")
+    },
+    fingerprint=_fingerprint,
+)
