@@ -16,6 +16,7 @@ through an entry point, `cli.add_commands`).
   runs), `results` (the run directory), `answers` (answer records and trust measures),
   `metrics` (pure metric functions), `report` with `tables` and `plots` (Markdown, JSON
   and PNG), and `cli` (the subcommands).
+- `studies`: measurements a maintainer reruns (``python -m judged_rag_eval.studies.X``).
 
 Nothing is imported here, so that the command line can add the subcommands cheaply.
 """

@@ -4,9 +4,9 @@ The judge suite (`judged-rag eval --suite judge`) measures the judges the graph 
 this script measures candidates before they become one, on exactly the same
 (question, chunk) pairs, one JSON line per judgment, resumable:
 
-    PYTHONPATH=src python scripts/judge_levers.py pairs --out DIR [--limit 75] [--k 5]
-    PYTHONPATH=src python scripts/judge_levers.py run --out DIR VARIANT [VARIANT ...]
-    PYTHONPATH=src python scripts/judge_levers.py report --out DIR
+    python -m judged_rag_eval.studies.judge_levers pairs --out DIR [--limit 75] [--k 5]
+    python -m judged_rag_eval.studies.judge_levers run --out DIR VARIANT [VARIANT ...]
+    python -m judged_rag_eval.studies.judge_levers report --out DIR
 
 Variants: `letter` (the graph's one-letter prompt), `extract` (the graph's extracting
 prompt), `extract_few` (the same after five worked examples, a prefix a local server

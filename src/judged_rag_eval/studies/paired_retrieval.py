@@ -1,6 +1,6 @@
 """Compare two retrieval-suite runs question by question: hits at k gained and lost.
 
-    PYTHONPATH=src python scripts/paired_retrieval.py BEFORE_DIR AFTER_DIR [--k 1 5 10]
+    python -m judged_rag_eval.studies.paired_retrieval BEFORE_DIR AFTER_DIR [--k 1 5 10]
 
 Each DIR is the `--out` folder of `judged-rag eval --suite retrieval`. A question counts
 for a system when both runs have an error-free record of it; a hit at k is the evidence

@@ -8,8 +8,8 @@ prompt, the question asked as it stands (``whole``) and as the judge now asks it
 the alternative the page names (``focused``, `prompts.judge.EXTRACT_CHOICE`). One JSON
 line per call, resumable; ``report`` prints the table.
 
-    PYTHONPATH=src python scripts/alternative_prompts.py run --orgs ORGS --index IDX --out F
-    PYTHONPATH=src python scripts/alternative_prompts.py report --out F
+    python -m judged_rag_eval.studies.alternative_prompts run --orgs ORGS --index IDX --out F
+    python -m judged_rag_eval.studies.alternative_prompts report --out F
 
 ORGS is a ``judged-rag eval-data build-orgs`` folder (seed 0), IDX its index
 (``judged-rag index ORGS/corpus --index IDX --pseudo-queries 0 --quiet``).

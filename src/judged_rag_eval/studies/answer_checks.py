@@ -14,8 +14,8 @@ resumable:
   state that this proposed answer answers the question?", for the gold answer and for
   another value of the same kind from the same chunk (P(A) read from log-probabilities).
 
-    PYTHONPATH=src python scripts/answer_checks.py run --out DIR VARIANT [--rdq N]
-    PYTHONPATH=src python scripts/answer_checks.py report --out DIR
+    python -m judged_rag_eval.studies.answer_checks run --out DIR VARIANT [--rdq N]
+    python -m judged_rag_eval.studies.answer_checks report --out DIR
 
 Pairs come from the data sets and indexes the evaluation builds (`judged-rag eval-data
 build --out RDQ`, `judged-rag eval-data build-orgs --out ORGS`, each indexed with
@@ -34,12 +34,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judge_levers import roc_auc  # scripts/ is on the path when a script runs
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from judged_rag.components.llm import read_extraction, read_letter
 from judged_rag.core.quotes import grounded, subject_terms, words
 from judged_rag.prompts import judge as prompts
+from judged_rag_eval.studies.judge_levers import roc_auc
 
 EXTRACT_SYSTEMS = {
     "current": prompts.EXTRACT_SYSTEM,

@@ -10,11 +10,11 @@ chunk of another document) as a hard negative, and pick thresholds from those sc
 then score them on a judge-suite run of real questions over the same corpus. One JSON
 line per row, resumable (a rerun skips rows already written), deterministic by --seed:
 
-    PYTHONPATH=src python scripts/judge_calibration.py pairs --index DIR --out OUT \
+    python -m judged_rag_eval.studies.judge_calibration pairs --index DIR --out OUT \
         [--n 60] [--seed 0] [--k 10] [--model local:qwen2.5-coder-1.5b]
-    PYTHONPATH=src python scripts/judge_calibration.py run --out OUT \
+    python -m judged_rag_eval.studies.judge_calibration run --out OUT \
         [--model local:qwen2.5-coder-1.5b]
-    PYTHONPATH=src python scripts/judge_calibration.py report --out OUT \
+    python -m judged_rag_eval.studies.judge_calibration report --out OUT \
         --suite-records RUN/results.jsonl [--system judge_extract] [--data DATA --index DIR]
 
 RUN is a judge-suite run over the same index, e.g. (the suite needs `evidence` on every

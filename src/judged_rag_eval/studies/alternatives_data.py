@@ -14,7 +14,7 @@ eval-data build-orgs --out ORGS`` built (seed 0 by default):
 Deterministic: the rows follow the order of the organisations data, the two kinds of
 no-evidence rows in turn.
 
-    PYTHONPATH=src python scripts/alternatives_data.py --orgs ORGS --out FILE
+    python -m judged_rag_eval.studies.alternatives_data --orgs ORGS --out FILE
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ reads P(A) from the first token's log-probabilities; an answer from the model al
 (R_M), or one mixing in its own knowledge (R_C), needs C_M >= t_m. This script asks
 exactly that, through the same prompt and call.
 
-    PYTHONPATH=src python scripts/self_confidence.py probe [--model M]
+    python -m judged_rag_eval.studies.self_confidence probe [--model M]
         8 fixed questions: 4 a small model knows, 4 nobody can answer.
-    PYTHONPATH=src python scripts/self_confidence.py run --rdq DIR --out FILE [--model M]
+    python -m judged_rag_eval.studies.self_confidence run --rdq DIR --out FILE [--model M]
         C_M for the questions of a retrieval-dependent set (`judged-rag eval-data build
         --out DIR`), one JSON line each, resumable. Groups: `known` (natural FanOutQA
         rows the model answered right alone, from the shipped selection), `unknown`
@@ -15,7 +15,7 @@ exactly that, through the same prompt and call.
         document holds an answer). Each row is marked `held_out` when it is among the
         first `--held-out` questions per variant of the headline run's order (seed 0),
         the questions the end-to-end evaluation uses, so a cut-off is chosen without them.
-    PYTHONPATH=src python scripts/self_confidence.py report --out FILE
+    python -m judged_rag_eval.studies.self_confidence report --out FILE
         Percentiles of C_M per group, and the share passing each cut-off, on the
         calibration rows and on the held-out ones.
 """
