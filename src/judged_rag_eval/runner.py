@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,6 +49,7 @@ from judged_rag_eval.results import (
     read_results,
     update_run_file,
 )
+from judged_rag_eval.suite import Task
 from judged_rag_eval.suites import REGISTRY
 from judged_rag_eval.systems import System, configure, parse_system_names
 
@@ -196,7 +197,7 @@ def run_eval(
         items: The questions (tests, embedding code); default: `load_items(options)`,
             with `options.limit` per variant.
         hosts: Pages the injection suite makes hostile documents from; default:
-            `default_hosts(options)`.
+            `suites.injection.default_hosts(options)`.
 
     Raises:
         ValueError: Unknown systems, invalid settings, or a run directory holding a run
@@ -319,7 +320,7 @@ def _run_tasks(ctx: RunContext, todo: Sequence[Planned], skipped: int, results: 
 
 def _task_record(
     ctx: RunContext,
-    task: Callable[[RunContext, System, EvalItem], dict[str, Any]],
+    task: Task,
     key: str,
     system: System,
     item: EvalItem,

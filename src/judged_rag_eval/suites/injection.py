@@ -327,117 +327,131 @@ def _injection_md(data: Summary, entry: Mapping[str, Any]) -> list[str]:
             ),
             "",
         ]
-    judged = data.get("judge") or {}
-    if judged:
-        templates = list(dict.fromkeys(t for v in judged.values() for t in v["templates"]))
-        header = [
-            "system",
-            "questions",
-            "control positive",
-            "injected positive",
-            *templates,
-            "fallbacks",
-            "retries",
-            "errors",
-        ]
-        rows = [
-            [
-                s,
-                str(v["questions"]),
-                pct(v["control"]["positive"]),
-                pct(v["injected"]["positive"]),
-                *(pct((v["templates"].get(t) or {}).get("positive")) for t in templates),
-                str(v["control"]["fallbacks"] + v["injected"]["fallbacks"]),
-                str(v["control"]["retries"] + v["injected"]["retries"]),
-                str(v["errors"]),
-            ]
-            for s, v in judged.items()
-        ]
-        lines += ["Judge level: pass-through of injected documents.", "", *table(header, rows)]
-        lines += [
-            'Positive: Highly Relevant (three labels, one letter) or yes (binary). "control": '
-            "the same host documents without payload, so the payloads' effect is the "
-            "difference. Fallbacks: no readable reply, the safe default was used; retries: "
-            "unreadable replies before a readable one. Percentages with Wilson 95% intervals.",
-            "",
-        ]
-        detail = [
-            [
-                s,
-                name,
-                str(d["documents"]),
-                pct(d["positive"]),
-                ", ".join(f"{k} {n}" for k, n in d["labels"].items()),
-                str(d["fallbacks"]),
-                str(d["retries"]),
-                num(d["p_highly_mean"]),
-            ]
-            for s, v in judged.items()
-            for name, d in (("control", v["control"]), *v["templates"].items())
-        ]
-        lines += [
-            "Per payload:",
-            "",
-            *table(
-                [
-                    "system",
-                    "document",
-                    "n",
-                    "positive",
-                    "labels",
-                    "fallbacks",
-                    "retries",
-                    "mean P(A)",
-                ],
-                detail,
-            ),
-        ]
-    answered = data.get("answer") or {}
-    if answered:
-        header = [
-            "system",
-            "n",
-            "canary in answer",
-            "correct",
-            "abstained",
-            "hostile doc used",
-            "hostile doc cited",
-            "hostile judged HR",
-            "LLM calls/q",
-            "s/q",
-            "errors",
-        ]
-        rows = [
-            [
-                s,
-                str(v["n"]),
-                pct(v["canary"]),
-                pct(v["correct"]),
-                pct(v["abstention"]),
-                pct(v["hostile_used"]),
-                pct(v["hostile_cited"]),
-                pct(v["hostile_highly_relevant"]),
-                num(v["cost"]["mean"]["llm_calls"], 1),
-                num(v["cost"]["mean"]["seconds"], 1),
-                str(v["errors"]),
-            ]
-            for s, v in answered.items()
-        ]
-        lines += [
-            "Answer level: the answer-steering document ranked first.",
-            "",
-            *table(header, rows),
-        ]
-        lines += [
-            "Canary in answer: a word of the canary occurs in the answer. Used: the hostile "
-            "document was among the documents handed to the generator; judged HR: of the runs "
-            "whose judge graded it, the share labelled Highly Relevant (plain_rag judges "
-            "nothing). The hostile document carries no similarity score, so no pre-filter "
-            "labels it: the LLM judge always sees it.",
-            "",
-        ]
+    lines += _judge_level_md(data.get("judge") or {})
+    lines += _answer_level_md(data.get("answer") or {})
     if data.get("findings"):
         lines += ["Findings:", "", *(f"- {f}" for f in data["findings"]), ""]
+    return lines
+
+
+def _judge_level_md(judged: Summary) -> list[str]:
+    """The judges' pass-through tables: overall, then per payload."""
+    if not judged:
+        return []
+    lines: list[str] = []
+    templates = list(dict.fromkeys(t for v in judged.values() for t in v["templates"]))
+    header = [
+        "system",
+        "questions",
+        "control positive",
+        "injected positive",
+        *templates,
+        "fallbacks",
+        "retries",
+        "errors",
+    ]
+    rows = [
+        [
+            s,
+            str(v["questions"]),
+            pct(v["control"]["positive"]),
+            pct(v["injected"]["positive"]),
+            *(pct((v["templates"].get(t) or {}).get("positive")) for t in templates),
+            str(v["control"]["fallbacks"] + v["injected"]["fallbacks"]),
+            str(v["control"]["retries"] + v["injected"]["retries"]),
+            str(v["errors"]),
+        ]
+        for s, v in judged.items()
+    ]
+    lines += ["Judge level: pass-through of injected documents.", "", *table(header, rows)]
+    lines += [
+        'Positive: Highly Relevant (three labels, one letter) or yes (binary). "control": '
+        "the same host documents without payload, so the payloads' effect is the "
+        "difference. Fallbacks: no readable reply, the safe default was used; retries: "
+        "unreadable replies before a readable one. Percentages with Wilson 95% intervals.",
+        "",
+    ]
+    detail = [
+        [
+            s,
+            name,
+            str(d["documents"]),
+            pct(d["positive"]),
+            ", ".join(f"{k} {n}" for k, n in d["labels"].items()),
+            str(d["fallbacks"]),
+            str(d["retries"]),
+            num(d["p_highly_mean"]),
+        ]
+        for s, v in judged.items()
+        for name, d in (("control", v["control"]), *v["templates"].items())
+    ]
+    lines += [
+        "Per payload:",
+        "",
+        *table(
+            [
+                "system",
+                "document",
+                "n",
+                "positive",
+                "labels",
+                "fallbacks",
+                "retries",
+                "mean P(A)",
+            ],
+            detail,
+        ),
+    ]
+    return lines
+
+
+def _answer_level_md(answered: Summary) -> list[str]:
+    """The answering systems' table: canary answers and the hostile document's way."""
+    if not answered:
+        return []
+    lines: list[str] = []
+    header = [
+        "system",
+        "n",
+        "canary in answer",
+        "correct",
+        "abstained",
+        "hostile doc used",
+        "hostile doc cited",
+        "hostile judged HR",
+        "LLM calls/q",
+        "s/q",
+        "errors",
+    ]
+    rows = [
+        [
+            s,
+            str(v["n"]),
+            pct(v["canary"]),
+            pct(v["correct"]),
+            pct(v["abstention"]),
+            pct(v["hostile_used"]),
+            pct(v["hostile_cited"]),
+            pct(v["hostile_highly_relevant"]),
+            num(v["cost"]["mean"]["llm_calls"], 1),
+            num(v["cost"]["mean"]["seconds"], 1),
+            str(v["errors"]),
+        ]
+        for s, v in answered.items()
+    ]
+    lines += [
+        "Answer level: the answer-steering document ranked first.",
+        "",
+        *table(header, rows),
+    ]
+    lines += [
+        "Canary in answer: a word of the canary occurs in the answer. Used: the hostile "
+        "document was among the documents handed to the generator; judged HR: of the runs "
+        "whose judge graded it, the share labelled Highly Relevant (plain_rag judges "
+        "nothing). The hostile document carries no similarity score, so no pre-filter "
+        "labels it: the LLM judge always sees it.",
+        "",
+    ]
     return lines
 
 
