@@ -19,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import ANSWERING, exhausted
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import (
@@ -37,11 +38,11 @@ from judged_rag.schemas import SupportCheck
 from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
 
 STALL_MARGIN = 0.05
-LLM_FREE = ("prefilter", "subject_check", "unjudged")
-"""Who decides a judgment without an LLM call (`Judgment.by`): no judge round for them."""
 """How much a round must raise the best document score to count as progress: a better
 label always does (it adds 1); among documents of one label, scores a few hundredths
 apart are the judge's noise, not a document that is closer to the answer."""
+LLM_FREE = ("prefilter", "subject_check", "unjudged")
+"""Who decides a judgment without an LLM call (`Judgment.by`): no judge round for them."""
 
 
 def is_stalled(best_now: float | None, best_before: float | None) -> bool:
@@ -83,62 +84,28 @@ def assess(
     """Count the labels, decide sufficiency, and account for the judge rounds."""
     cfg = deps.configuration(config, runtime)
     iteration = state.get("iteration", 0)
-    events: list[TraceEvent] = []
-    relabelled: list[Judgment] | None = None
     labelled, events = strategy(cfg).label_round(state.get("judgments") or [], iteration, cfg)
-    if events:  # the judge labels its rounds at the join (ChunkRAG's), and this one had scores
-        relabelled = labelled
+    # Events: the judge labels its rounds at the join (ChunkRAG's), and this one had scores.
+    relabelled = labelled if events else None
+    if relabelled is not None:
         state = {**state, "judgments": relabelled}
-    judged = latest_judgments(state)
-    this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
-    # The documents judged since the last assessment: the round's, or with
-    # `judge_batch` its latest batch; the round's others stay pending.
-    pending = state.get("pending") or []
-    pending_ids = set(pending)
-    batch = [j for j in this_round if j["doc_id"] in pending_ids]
-    judged_now = {j["doc_id"] for j in batch}
-    still_pending = [i for i in pending if i not in judged_now]
-    by_llm = [j for j in batch if j["by"] not in LLM_FREE]
-    llm_judged = len(by_llm)
-    # One call per document, except the list judge's: one per window.
-    windows = {j["window"] for j in by_llm if "window" in j}
-    judge_calls = len(windows) + sum(1 for j in by_llm if "window" not in j)
-    # A reflection (GGatrieval's M'(Q, D), ChunkRAG's self-reflection) is a second call
-    # that waits for its judgment; ChunkRAG's critic a third, after the reflection.
-    waiting = (
-        sum(1 for j in by_llm if j.get("reflected")),
-        sum(1 for j in by_llm if j.get("critiqued")),
-    )
+    judged = list(latest_judgments(state).values())
+    batch, still_pending = judged_now(state, iteration)
+    llm_judged, rounds = judge_rounds(batch, cfg.judge_concurrency)
     cost: Cost = zero_cost()
-    cost["llm_rounds"] = sum(math.ceil(n / cfg.judge_concurrency) for n in (judge_calls, *waiting))
-    counts = {label: sum(1 for j in judged.values() if j["label"] == label) for label in LABELS}
-    supporting = sum(1 for j in judged.values() if is_supporting(j))
+    cost["llm_rounds"] = rounds
+    counts = {label: sum(1 for j in judged if j["label"] == label) for label in LABELS}
+    supporting = sum(1 for j in judged if is_supporting(j))
     alternatives = alternatives_asked(state, cfg)
-    missing = uncovered(list(judged.values()), alternatives)
-    covered = bool(alternatives) and not missing
+    missing = uncovered(judged, alternatives)
     if cfg.sufficiency == "labels":
         # A question with alternatives: enough once every alternative has a Highly
         # Relevant document that answers for it (no one page need answer it all).
-        sufficient = supporting >= cfg.min_supporting or covered
+        sufficient = supporting >= cfg.min_supporting or (bool(alternatives) and not missing)
     elif cfg.sufficiency == "progressive":
         sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
-        sets = labelled_sets(state)
-        candidates = [*sets["highly_relevant"], *sets["somewhat_relevant"]][: cfg.max_knowledge]
-        step = deps.step("assess", state, config, cfg, keep=ANSWERING)
-        if step.exhausted:
-            events.append(event("assess", "budget", exhausted=step.exhausted))
-        sufficient = False
-        if candidates and not step.exhausted:
-            user = prompt.USER.format(question=state["question"], documents=numbered(candidates))
-            outcome = step.structured(
-                SupportCheck,
-                [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
-                default=SupportCheck(sufficient=False),
-            )
-            sufficient = outcome.value.sufficient
-            events.extend(outcome.events)
-            cost = {**outcome.cost, "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"]}
+        sufficient, cost = _verified(state, config, cfg, deps, cost, events)
     best_now, best_before = best_scores(state.get("judgments") or [], iteration)
     stalled = not sufficient and is_stalled(best_now, best_before)
     events.append(
@@ -158,18 +125,101 @@ def assess(
             stalled=stalled,
         )
     )
+    pending = still_pending if batched(cfg) and not sufficient else []
+    update = _update(
+        state, cfg, cost, events, sufficient=sufficient, stalled=stalled, pending=pending
+    )
+    if relabelled is not None:
+        update["judgments"] = Overwrite(relabelled)  # the round's labels, given here
+    return update
+
+
+def judged_now(state: State, iteration: int) -> tuple[list[Judgment], list[str]]:
+    """The judgments made since the last assessment, and the documents still pending.
+
+    Those of the round's documents that were pending: all of the round's, or with
+    `judge_batch` its latest batch; the round's others stay pending.
+    """
+    pending = state.get("pending") or []
+    pending_ids = set(pending)
+    this_round = [j for j in state.get("judgments") or [] if j["iteration"] == iteration]
+    batch = [j for j in this_round if j["doc_id"] in pending_ids]
+    judged = {j["doc_id"] for j in batch}
+    return batch, [i for i in pending if i not in judged]
+
+
+def judge_rounds(batch: list[Judgment], concurrency: int) -> tuple[int, int]:
+    """How many of `batch` an LLM judged, and the sequential LLM rounds that took.
+
+    One call per document, except the list judge's: one per window. A reflection
+    (GGatrieval's M'(Q, D), ChunkRAG's self-reflection) is a second call that waits for
+    its judgment; ChunkRAG's critic a third, after the reflection. Each kind of call
+    runs `concurrency` at a time.
+    """
+    by_llm = [j for j in batch if j["by"] not in LLM_FREE]
+    windows = {j["window"] for j in by_llm if "window" in j}
+    judge_calls = len(windows) + sum(1 for j in by_llm if "window" not in j)
+    waiting = (
+        sum(1 for j in by_llm if j.get("reflected")),
+        sum(1 for j in by_llm if j.get("critiqued")),
+    )
+    return len(by_llm), sum(math.ceil(n / concurrency) for n in (judge_calls, *waiting))
+
+
+def _verified(
+    state: State,
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    cost: Cost,
+    events: list[TraceEvent],
+) -> tuple[bool, Cost]:
+    """Sufficiency by the LLM (`sufficiency="llm"`): Verify(q, D) on the best-labelled.
+
+    The Highly, then Somewhat Relevant documents, `max_knowledge` of them; no documents
+    or a spent budget: not sufficient, and no call. Returns the verdict and `cost` with
+    the call's added.
+    """
+    sets = labelled_sets(state)
+    candidates = [*sets["highly_relevant"], *sets["somewhat_relevant"]][: cfg.max_knowledge]
+    step = deps.step("assess", state, config, cfg, keep=ANSWERING)
+    if step.exhausted:
+        events.append(event("assess", "budget", exhausted=step.exhausted))
+    if not candidates or step.exhausted:
+        return False, cost
+    user = prompt.USER.format(question=state["question"], documents=numbered(candidates))
+    outcome = step.structured(
+        SupportCheck,
+        [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
+        default=SupportCheck(sufficient=False),
+    )
+    events.extend(outcome.events)
+    return outcome.value.sufficient, {
+        **outcome.cost,
+        "llm_rounds": outcome.cost["llm_rounds"] + cost["llm_rounds"],
+    }
+
+
+def _update(
+    state: State,
+    cfg: Configuration,
+    cost: Cost,
+    events: list[TraceEvent],
+    *,
+    sufficient: bool,
+    stalled: bool,
+    pending: list[str],
+) -> dict[str, Any]:
+    """The join's verdict, cost and trace, and whether the budget still allows a rewrite."""
     after = {**state, "cost": add_costs(state.get("cost"), cost)}
     out_of_budget = exhausted(after, cfg, keep=(*ANSWERING, "rewrite"))
     if out_of_budget:
         events.append(event("assess", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
-    update: dict[str, Any] = {
+    return {
         "sufficient": sufficient,
         "stalled": stalled,
-        "pending": still_pending if batched(cfg) and not sufficient else [],
+        "pending": pending,
         "budget_exhausted": out_of_budget,
         "cost": cost,
         "trace": events,
     }
-    if relabelled is not None:
-        update["judgments"] = Overwrite(relabelled)  # the round's labels, given here
-    return update

@@ -24,6 +24,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.components.llm import Outcome
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import ANSWERING, exhausted
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import latest_judgments
@@ -32,7 +34,7 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import select as prompt
 from judged_rag.schemas import DocumentSelection, SupportCheck
-from judged_rag.state import Cost, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Cost, Doc, State, TraceEvent, add_costs, zero_cost
 
 
 def select(
@@ -59,64 +61,28 @@ def select(
         )
     ]
     cost: Cost = zero_cost()
-
-    def spent() -> dict[str, Any]:
-        return {**state, "cost": add_costs(state.get("cost"), cost)}
-
     for number, window in enumerate(windows(ranked, cfg.selection_window)):
         pool = rerank([*(docs[i] for i in chosen), *window], judged)
-        offered = [d["id"] for d in pool]
-        shown = {"window": number, "offered": offered}
-        if len(offered) <= cfg.max_knowledge:
-            chosen = offered
-            events.append(event("select", "window", **shown, selected=chosen, by="all"))
-            continue
-        step = deps.step("select", spent(), config, cfg, keep=ANSWERING)
-        if step.exhausted:
-            events.append(event("select", "budget", exhausted=step.exhausted, window=number))
-            break
-        user = prompt.USER.format(
-            question=state["question"], documents=numbered(pool), count=cfg.max_knowledge
-        )
-        best = list(range(1, cfg.max_knowledge + 1))
-        outcome = step.structured(
-            DocumentSelection,
-            [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
-            default=DocumentSelection(selected=best),
-        )
-        cost = add_costs(cost, outcome.cost)
-        events.extend(outcome.events)
-        by = "rank" if outcome.fallback else "llm"
-        chosen = picks(outcome.value.selected, offered, cfg.max_knowledge)
-        if not chosen:
-            events.append(event("select", "unusable", window=number, reply=outcome.value.selected))
-            chosen, by = offered[: cfg.max_knowledge], "rank"
-        events.append(event("select", "window", **shown, selected=chosen, by=by))
+        picked = _from_window(_spent(state, cost), config, cfg, deps, pool, number, events)
+        if picked is None:
+            break  # the budget is spent: the selection stops where it is
+        chosen, window_cost = picked
+        cost = add_costs(cost, window_cost)
     sufficient = False
     if chosen and chosen == before:
         # The set an earlier round's Verify refused, unchanged: the same question, the same
         # documents, the same answer; no call.
         events.append(event("select", "unchanged", selected=chosen))
     elif chosen:
-        step = deps.step("select", spent(), config, cfg, keep=ANSWERING)
-        if step.exhausted:
-            events.append(event("select", "budget", exhausted=step.exhausted, skipped="verify"))
-        else:
-            user = prompt.VERIFY_USER.format(
-                question=state["question"], documents=numbered([docs[i] for i in chosen])
-            )
-            outcome_v = step.structured(
-                SupportCheck,
-                [SystemMessage(prompt.VERIFY_SYSTEM), HumanMessage(user)],
-                default=SupportCheck(sufficient=False),
-            )
-            cost = add_costs(cost, outcome_v.cost)
-            events.extend(outcome_v.events)
-            sufficient = outcome_v.value.sufficient
+        supporting = [docs[i] for i in chosen]
+        verdict = _verify(_spent(state, cost), config, cfg, deps, supporting, events)
+        if verdict is not None:
+            events.extend(verdict.events)
+            cost, sufficient = add_costs(cost, verdict.cost), verdict.value.sufficient
     events.append(
         event("select", "verified", iteration=iteration, selected=chosen, sufficient=sufficient)
     )
-    out_of_budget = exhausted(spent(), cfg, keep=(*ANSWERING, "rewrite"))
+    out_of_budget = exhausted(_spent(state, cost), cfg, keep=(*ANSWERING, "rewrite"))
     if out_of_budget:
         events.append(event("select", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
     return {
@@ -126,3 +92,76 @@ def select(
         "cost": cost,
         "trace": events,
     }
+
+
+def _from_window(
+    spent: dict[str, Any],
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    pool: list[Doc],
+    number: int,
+    events: list[TraceEvent],
+) -> tuple[list[str], Cost] | None:
+    """D chosen from D ∪ D_o* (`pool`, re-ranked), and the cost of choosing.
+
+    All of the pool when it holds no more than `max_knowledge` (no call); else the
+    LLM's selection, or the re-ranking's best when the reply is unreadable or unusable.
+    None: the budget is spent before the call.
+    """
+    offered = [d["id"] for d in pool]
+    shown = {"window": number, "offered": offered}
+    if len(offered) <= cfg.max_knowledge:
+        events.append(event("select", "window", **shown, selected=offered, by="all"))
+        return offered, zero_cost()
+    step = deps.step("select", spent, config, cfg, keep=ANSWERING)
+    if step.exhausted:
+        events.append(event("select", "budget", exhausted=step.exhausted, window=number))
+        return None
+    user = prompt.USER.format(
+        question=spent["question"], documents=numbered(pool), count=cfg.max_knowledge
+    )
+    best = list(range(1, cfg.max_knowledge + 1))
+    outcome = step.structured(
+        DocumentSelection,
+        [SystemMessage(prompt.SYSTEM), HumanMessage(user)],
+        default=DocumentSelection(selected=best),
+    )
+    events.extend(outcome.events)
+    by = "rank" if outcome.fallback else "llm"
+    chosen = picks(outcome.value.selected, offered, cfg.max_knowledge)
+    if not chosen:
+        events.append(event("select", "unusable", window=number, reply=outcome.value.selected))
+        chosen, by = offered[: cfg.max_knowledge], "rank"
+    events.append(event("select", "window", **shown, selected=chosen, by=by))
+    return chosen, outcome.cost
+
+
+def _verify(
+    spent: dict[str, Any],
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    supporting: list[Doc],
+    events: list[TraceEvent],
+) -> Outcome[SupportCheck] | None:
+    """Verify(q, D): the LLM's word on whether the supporting set answers the question.
+
+    None: the budget is spent, and the call skipped (recorded). An unreadable reply
+    says no (recorded in the outcome's events).
+    """
+    step = deps.step("select", spent, config, cfg, keep=ANSWERING)
+    if step.exhausted:
+        events.append(event("select", "budget", exhausted=step.exhausted, skipped="verify"))
+        return None
+    user = prompt.VERIFY_USER.format(question=spent["question"], documents=numbered(supporting))
+    return step.structured(
+        SupportCheck,
+        [SystemMessage(prompt.VERIFY_SYSTEM), HumanMessage(user)],
+        default=SupportCheck(sufficient=False),
+    )
+
+
+def _spent(state: State, cost: Cost) -> dict[str, Any]:
+    """The state as the budget sees it: what the run spent before, and `cost` since."""
+    return {**state, "cost": add_costs(state.get("cost"), cost)}
