@@ -12,6 +12,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import calls_left, kept
 from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
 from judged_rag.core.documents import numbered
@@ -19,7 +20,7 @@ from judged_rag.core.judgments import alternatives_asked
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
-from judged_rag.state import State
+from judged_rag.state import Doc, State, TraceEvent
 
 
 def generate(
@@ -28,25 +29,12 @@ def generate(
     """Write the answer from the knowledge the combination chose."""
     cfg = deps.configuration(config, runtime)
     knowledge = state.get("knowledge") or []
-    options = state.get("options") or []
     closed = state.get("resolved_task") == "closed"
     basis = state.get("basis") or "none"
     if basis == "model":
         knowledge = []  # R_M: the model's own knowledge only, no document shown
     system = _system_prompt(closed, basis, bool(knowledge))
-    listed = "".join(f"\n{LETTERS[i]}. {o}" for i, o in enumerate(options))
-    user = prompt.USER.format(
-        documents=numbered(knowledge),
-        question=state["question"],
-        options=f"\nOptions:{listed}" if listed else "",
-    )
-    alternatives = alternatives_asked(state, cfg)
-    if alternatives and knowledge and not closed:
-        # A choice between names rests on each one's fact, each from its own document.
-        user += prompt.ALTERNATIVES.format(alternatives=" and ".join(alternatives))
-    feedback = state.get("feedback") or []
-    if feedback:
-        user += prompt.FEEDBACK.format(claims="; ".join(feedback))
+    user = _user_prompt(state, cfg, knowledge, closed=closed)
     nothing: dict[str, Any] = {"draft": "", "answer": "", "citations": []}
     # Retries leave the verifier its call.
     left = calls_left(state, cfg) - kept(cfg, "verification")
@@ -80,22 +68,48 @@ def generate(
             default="",
         )
         return {**nothing, "cost": outcome.cost, "trace": [*events, empty]}
+    options = (state.get("options") or []) if closed else []
+    answered = _answered(text, knowledge, options, basis=basis, events=events)
+    return {**answered, "cost": outcome.cost, "trace": events}
+
+
+def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, closed: bool) -> str:
+    """The question with its numbered documents, options, alternatives and feedback.
+
+    Alternatives are named for an open question with documents: a choice between names
+    rests on each one's fact, each from its own document. Feedback is the verifier's
+    unsupported claims, for a regenerated answer.
+    """
+    options = state.get("options") or []
+    listed = "".join(f"\n{LETTERS[i]}. {o}" for i, o in enumerate(options))
+    user = prompt.USER.format(
+        documents=numbered(knowledge),
+        question=state["question"],
+        options=f"\nOptions:{listed}" if listed else "",
+    )
+    alternatives = alternatives_asked(state, cfg)
+    if alternatives and knowledge and not closed:
+        user += prompt.ALTERNATIVES.format(alternatives=" and ".join(alternatives))
+    feedback = state.get("feedback") or []
+    if feedback:
+        user += prompt.FEEDBACK.format(claims="; ".join(feedback))
+    return user
+
+
+def _answered(
+    text: str, knowledge: list[Doc], options: list[str], *, basis: str, events: list[TraceEvent]
+) -> dict[str, Any]:
+    """The draft, the answer it gives (a closed task's chosen option) and its citations."""
     answer = text
     detail: dict[str, Any] = {"knowledge": len(knowledge), "basis": basis}
-    if closed and options:
+    if options:
         pick = chosen_option(text, options)
         detail["chosen_option"] = pick
         answer = pick if pick is not None else text
     citations = citations_for(text, knowledge)
     detail["cited"] = [c["number"] for c in citations]
     events.append(event("generate", "generated", **detail))
-    return {
-        "draft": text,
-        "answer": answer,
-        "citations": citations,
-        "cost": outcome.cost,
-        "trace": events,
-    }
+    return {"draft": text, "answer": answer, "citations": citations}
 
 
 def _system_prompt(closed: bool, basis: str, documents: bool) -> str:

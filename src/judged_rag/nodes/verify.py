@@ -40,7 +40,7 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
 from judged_rag.schemas import Verification
-from judged_rag.state import Basis, Cost, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Basis, Cost, Doc, State, TraceEvent, add_costs, zero_cost
 
 FALLBACK = Verification(supported=False, unsupported_claims=[])
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
@@ -62,34 +62,14 @@ def verify(
 ) -> dict[str, Any]:
     """Check the draft, then accept it, ask for another, or abstain."""
     cfg = deps.configuration(config, runtime)
-    knowledge = state.get("knowledge") or []
     draft = state.get("draft") or ""
     basis: Basis = state.get("basis") or "none"
-    regenerations = state.get("regenerations", 0)
     events: list[TraceEvent] = []
     cost: Cost = zero_cost()
-    if not draft:
-        reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
-        return _decided("abstain", basis, reason, events, cost)
-    if DECLINED.match(draft):
-        # The generator itself declined: an abstention, not an answer to check.
-        events.append(event("verify", "declined", draft=draft[:120]))
-        return _decided("abstain", basis, "model_declined", events, cost)
-    if basis == "model" or not knowledge:
-        # R_M: the model's own knowledge was trusted (C_M >= T_M) and no document was shown.
-        events.append(event("verify", "checked", basis="model", documents=0))
-        return _decided("accept", "model", None, events, cost)
-    invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
-    if invalid:
-        events.append(
-            event(
-                "verify",
-                "invalid_citations",
-                numbers=invalid[:MAX_LISTED],
-                count=len(invalid),
-                knowledge=len(knowledge),
-            )
-        )
+    settled = _unchecked(state, cfg, draft, basis, events)
+    if settled is not None:
+        return settled
+    invalid = _invalid_citations(draft, state.get("knowledge") or [], events)
     step = deps.step("verify", state, config, cfg)
     if cfg.verify and step.exhausted:
         # The draft cannot be checked: it is not given out as if it had been.
@@ -125,27 +105,83 @@ def verify(
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
     if not supported:
-        after = {**state, "cost": add_costs(state.get("cost"), cost)}
-        why = exhausted(after, cfg, keep=("verification",))
-        if regenerations < cfg.max_regenerations and why:
-            events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
-            return _decided("abstain", basis, "budget_exhausted", events, cost)
-        if regenerations < cfg.max_regenerations:
-            events.append(
-                event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations)
-            )
-            return {
-                "verdict": "regenerate",
-                "regenerations": regenerations + 1,
-                "feedback": claims or ["the answer is not backed by the cited documents"],
-                "cost": cost,
-                "trace": events,
-            }
-        return _decided("abstain", basis, "unsupported_claims", events, cost)
+        return _rejected(state, cfg, basis, claims, cost, events)
     if alternatives and cfg.verify:
         final = repaired.get("draft") or draft
         repaired = _concluded(state, final, alternatives, events) or repaired
     return {**_decided("accept", basis, None, events, cost), **repaired}
+
+
+def _unchecked(
+    state: State, cfg: Configuration, draft: str, basis: Basis, events: list[TraceEvent]
+) -> dict[str, Any] | None:
+    """The verdict on a draft there is nothing to check in, or None: it is checked.
+
+    No draft (the budget or the generation failed) and a draft that only declines are
+    abstentions; R_M, an answer from the model's own knowledge (C_M >= T_M) with no
+    document shown, is accepted as resting on the model.
+    """
+    cost = zero_cost()
+    if not draft:
+        reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
+        return _decided("abstain", basis, reason, events, cost)
+    if DECLINED.match(draft):
+        # The generator itself declined: an abstention, not an answer to check.
+        events.append(event("verify", "declined", draft=draft[:120]))
+        return _decided("abstain", basis, "model_declined", events, cost)
+    if basis == "model" or not state.get("knowledge"):
+        events.append(event("verify", "checked", basis="model", documents=0))
+        return _decided("accept", "model", None, events, cost)
+    return None
+
+
+def _invalid_citations(draft: str, knowledge: list[Doc], events: list[TraceEvent]) -> list[int]:
+    """The draft's citation numbers that point at no document (recorded when there are)."""
+    invalid = [n for n in cited_numbers(draft) if not 1 <= n <= len(knowledge)]
+    if invalid:
+        events.append(
+            event(
+                "verify",
+                "invalid_citations",
+                numbers=invalid[:MAX_LISTED],
+                count=len(invalid),
+                knowledge=len(knowledge),
+            )
+        )
+    return invalid
+
+
+def _rejected(
+    state: State,
+    cfg: Configuration,
+    basis: Basis,
+    claims: list[str],
+    cost: Cost,
+    events: list[TraceEvent],
+) -> dict[str, Any]:
+    """The verdict on an unsupported draft: another one while allowed, else abstention.
+
+    Another draft needs a regeneration left (`max_regenerations`) and a budget that
+    still holds the generation and its verification; without the budget, abstain.
+    """
+    regenerations = state.get("regenerations", 0)
+    after = {**state, "cost": add_costs(state.get("cost"), cost)}
+    why = exhausted(after, cfg, keep=("verification",))
+    if regenerations < cfg.max_regenerations and why:
+        events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
+        return _decided("abstain", basis, "budget_exhausted", events, cost)
+    if regenerations < cfg.max_regenerations:
+        events.append(
+            event("verify", "regenerate", attempt=regenerations + 1, of=cfg.max_regenerations)
+        )
+        return {
+            "verdict": "regenerate",
+            "regenerations": regenerations + 1,
+            "feedback": claims or ["the answer is not backed by the cited documents"],
+            "cost": cost,
+            "trace": events,
+        }
+    return _decided("abstain", basis, "unsupported_claims", events, cost)
 
 
 def _concluded(
