@@ -13,4 +13,6 @@ records are under ``benchmarks/`` and their results in BENCHMARKS.md.
   organisations, answerable and not.
 - `self_confidence`: SRA's C_M (the model's confidence in its own knowledge) and T_M.
 - `paired_retrieval`: two retrieval-suite runs compared question by question.
+- `gate_sample_size`: the gate's routing accuracy against the number of pseudo-queries
+  its cut-off is estimated from.
 """
