@@ -26,10 +26,10 @@ from judged_rag.configuration import Configuration
 from judged_rag.core.budget import ANSWERING
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
-from judged_rag.nodes.step import NodeDeps
+from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import rewrite as prompt
 from judged_rag.schemas import QueryRewrite, SynonymousQuery
-from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Cost, Doc, Judgment, State, TraceEvent, add_costs, zero_cost
 
 LABEL_RATIO = {"highly_relevant": 1.0, "somewhat_relevant": 0.5, "not_relevant": 0.0}
 """Stand-in alignment ratio from the label when alignment was not checked."""
@@ -55,10 +55,7 @@ def rewrite(
     iteration = state.get("iteration", 0)
     judged = latest_judgments(state)
     docs = {d["id"]: d for d in state.get("documents") or []}
-    recent = sorted(
-        (j for j in judged.values() if j["iteration"] == iteration and j["doc_id"] in docs),
-        key=lambda j: (-ratio(j), -j["composite_score"]),
-    )
+    recent = this_round(judged, docs, iteration)
     well = [j for j in recent if ratio(j) >= cfg.align_tau and j["label"] != "not_relevant"]
     queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in well]
     events: list[TraceEvent] = []
@@ -110,18 +107,29 @@ def _queries(
     from_documents: int,
     events: list[TraceEvent],
     out: dict[str, Any],
+    *,
+    basis: str | None = None,
 ) -> dict[str, Any]:
-    """The update of the append mode: next round's queries, the counter, the trace."""
+    """The update: next round's queries, the counter, the trace (`basis`: replace mode's)."""
     events.append(
         event(
             "rewrite",
             "queries",
             iteration=iteration + 1,
+            **({"basis": basis} if basis is not None else {}),
             from_documents=from_documents,
             queries=[q[:200] for q in queries],
         )
     )
     return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}
+
+
+def this_round(judged: dict[str, Judgment], docs: dict[str, Doc], iteration: int) -> list[Judgment]:
+    """Round `iteration`'s judgments of documents in state, the best aligned first."""
+    return sorted(
+        (j for j in judged.values() if j["iteration"] == iteration and j["doc_id"] in docs),
+        key=lambda j: (-ratio(j), -j["composite_score"]),
+    )
 
 
 def alternative_queries(question: str, alternatives: list[str], missing: list[str]) -> list[str]:
@@ -194,9 +202,7 @@ def _replacing(
     if cfg.sufficiency == "progressive" and supporting:
         source, basis = supporting, "D"
     else:
-        recent = [j for j in judged.values() if j["iteration"] == iteration and j["doc_id"] in docs]
-        source = sorted(recent, key=lambda j: (-ratio(j), -j["composite_score"]))
-        basis = "round"
+        source, basis = this_round(judged, docs, iteration), "round"
     high, unaligned = scqu_plan(source, parts, cfg.align_tau)
     if not high and not unaligned:
         unaligned = [tuple(parts)]  # nothing judged this round: reword the whole question
@@ -212,40 +218,43 @@ def _replacing(
         if step.exhausted:
             events.append(event("rewrite", "budget", exhausted=step.exhausted))
             break
-        user = prompt.REPLACE_USER.format(question=question, parts="; ".join(missing) or "(none)")
-        outcome = step.structured(
-            SynonymousQuery,
-            [SystemMessage(prompt.REPLACE_SYSTEM), HumanMessage(user)],
-            default=SynonymousQuery(),
-        )
-        cost = add_costs(cost, outcome.cost)
-        events.extend(outcome.events)
-        given = {s.part.strip().lower(): s.synonym.strip() for s in outcome.value.synonyms}
-        synonyms = {p: given[p.lower()] for p in missing if given.get(p.lower())}
-        reworded, appended = replace_components(question, synonyms)
-        pseudo = outcome.value.pseudo_document.strip()
-        queries.append(f"{reworded}\n{pseudo}".strip())
-        events.append(
-            event(
-                "rewrite",
-                "synonymous_query",
-                unaligned=list(missing),
-                synonyms=synonyms,
-                kept=[p for p in missing if p not in synonyms],
-                appended=appended,
-                query=reworded,
-                pseudo_document=pseudo[:300],
-            )
-        )
+        query, query_cost = _synonymous_query(step, question, missing, events)
+        queries.append(query)
+        cost = add_costs(cost, query_cost)
     queries = queries[:most] or [question]
+    return _queries(queries, iteration, len(high), events, {"cost": cost}, basis=basis)
+
+
+def _synonymous_query(
+    step: LLMStep, question: str, missing: tuple[str, ...], events: list[TraceEvent]
+) -> tuple[str, Cost]:
+    """Q'' = Q' + D_pseudo for one set of unaligned components (Eq. 3-4), and its cost.
+
+    The LLM gives a synonymous description of each component in `missing` and a
+    pseudo-document; the components it describes are replaced in the question (Q'),
+    the others kept. An unreadable reply leaves the question as it is (recorded).
+    """
+    user = prompt.REPLACE_USER.format(question=question, parts="; ".join(missing) or "(none)")
+    outcome = step.structured(
+        SynonymousQuery,
+        [SystemMessage(prompt.REPLACE_SYSTEM), HumanMessage(user)],
+        default=SynonymousQuery(),
+    )
+    events.extend(outcome.events)
+    given = {s.part.strip().lower(): s.synonym.strip() for s in outcome.value.synonyms}
+    synonyms = {p: given[p.lower()] for p in missing if given.get(p.lower())}
+    reworded, appended = replace_components(question, synonyms)
+    pseudo = outcome.value.pseudo_document.strip()
     events.append(
         event(
             "rewrite",
-            "queries",
-            iteration=iteration + 1,
-            basis=basis,
-            from_documents=len(high),
-            queries=[q[:200] for q in queries],
+            "synonymous_query",
+            unaligned=list(missing),
+            synonyms=synonyms,
+            kept=[p for p in missing if p not in synonyms],
+            appended=appended,
+            query=reworded,
+            pseudo_document=pseudo[:300],
         )
     )
-    return {"queries": queries, "iteration": iteration + 1, "cost": cost, "trace": events}
+    return f"{reworded}\n{pseudo}".strip(), outcome.cost
