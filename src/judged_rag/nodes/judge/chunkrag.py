@@ -130,6 +130,17 @@ def _chunkrag(
             judgment = unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
             return written(judgment, cfg, cost, events)
         scores.append(round(outcome.value.score, 4))
+    judgment = _scored(base, scores, made, cfg.judge_cutoff)
+    events.append(event("judge", "scored", doc_id=doc["id"], **judgment["relevance"]))
+    return {"judgments": [judgment], "cost": cost, "trace": events}
+
+
+def _scored(base: dict[str, Any], scores: list[float], made: list[str], cutoff: float) -> Judgment:
+    """The judgment of a document's three scores, labelled by `cutoff` until the join.
+
+    `made`: the calls the task made (a skipped call's score is the one before it);
+    a reconsidered score marks the judgment reflected, the critic's critiqued.
+    """
     initial, reflected, critic = scores
     relevance = RelevanceScores(
         initial=initial,
@@ -137,7 +148,7 @@ def _chunkrag(
         critic=critic,
         final=final_score(initial, reflected, critic),
     )
-    label, reason = _relevance_label(relevance, cfg.judge_cutoff)
+    label, reason = _relevance_label(relevance, cutoff)
     judgment = unaligned(base, label, reason, by="llm")
     judgment["relevance"] = relevance
     judgment["p_highly"] = judgment["judge_score"] = relevance["final"]
@@ -145,8 +156,7 @@ def _chunkrag(
         judgment["reflected"] = True
     if "critic" in made:
         judgment["critiqued"] = True
-    events.append(event("judge", "scored", doc_id=doc["id"], **relevance))
-    return {"judgments": [judgment], "cost": cost, "trace": events}
+    return judgment
 
 
 _CHUNKRAG_PROMPTS = {

@@ -9,7 +9,7 @@ components the document states (GGatrieval's fine-grained alignment). With
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
@@ -32,7 +32,7 @@ from judged_rag.schemas import (
     RelevanceJudgment,
     SegmentJudgment,
 )
-from judged_rag.state import Alignment, Doc, JudgeTask, Judgment, add_costs
+from judged_rag.state import Alignment, Cost, Doc, JudgeTask, Judgment, TraceEvent, add_costs
 
 
 class Structured(OneDocumentJudge):
@@ -73,16 +73,17 @@ def _structured(
     (M'(Q, D)) and the alignment label follows the reviewed list.
     """
     parts = task["query_parts"]
-    roles = task.get("roles") or {}
     segment = cfg.checks_alignment and cfg.alignment_check == "segment"
     reflecting = cfg.reflects and bool(parts)
     calls = task.get("calls")
     # The reflection's call is kept back from the judgment's retries.
     first_calls = calls if calls is None or not reflecting else max(1, calls - 1)
     step = deps.step("judge", task, config, cfg, calls=first_calls)
-    components = listed(parts, roles)
-    document = fence(doc["content"])
-    user = prompt.USER.format(question=task["question"], components=components, document=document)
+    shown = {
+        "question": task["question"],
+        "components": listed(parts, task.get("roles") or {}),
+        "document": fence(doc["content"]),
+    }
     schema: type[RelevanceJudgment | SegmentJudgment] = (
         SegmentJudgment if segment else RelevanceJudgment
     )
@@ -91,50 +92,16 @@ def _structured(
             schema,
             [
                 SystemMessage(prompt.SEGMENT_SYSTEM if segment else prompt.SYSTEM),
-                HumanMessage(user),
+                HumanMessage(prompt.USER.format(**shown)),
             ],
             default=SEGMENT_FALLBACK if segment else FALLBACK,
             count_round=False,  # the join counts the rounds of the whole fan-out
         )
-    value = outcome.value
-    check = _checked(parts, claims(value), cfg, task, doc, fallback=outcome.fallback)
+    check = _checked(parts, claims(outcome.value), cfg, task, doc, fallback=outcome.fallback)
     cost, events = outcome.cost, list(outcome.events)
     reflected = False
     if reflecting and not outcome.fallback:
-        left = None if calls is None else calls - cost["llm_calls"]
-        if left is not None and left < 1:
-            events.append(event("judge", "budget", doc_id=doc["id"], skipped="reflection"))
-        else:
-            second = deps.step("judge", task, config, cfg, calls=left)
-            first = [AlignedPart(part=p, segment=check.segments.get(p, "")) for p in check.aligned]
-            user = prompt.REFLECT_USER.format(
-                question=task["question"],
-                components=components,
-                document=document,
-                listed="; ".join(f'{a.part} = "{a.segment}"' for a in first) or "(none)",
-            )
-            with deps.components.judge_slots(cfg.judge_concurrency):
-                review = second.structured(
-                    ReflectedAlignment,
-                    [SystemMessage(prompt.REFLECT_SYSTEM), HumanMessage(user)],
-                    default=ReflectedAlignment(aligned=first),
-                    count_round=False,  # the join counts the reflection round
-                )
-            reviewed = _checked(parts, claims(review.value), cfg, task, doc, fallback=False)
-            cost, reflected = add_costs(cost, review.cost), True
-            events.extend(review.events)
-            events.append(
-                event(
-                    "judge",
-                    "reflected",
-                    doc_id=doc["id"],
-                    before=check.aligned,
-                    after=reviewed.aligned,
-                    alignment_before=check.alignment,
-                    alignment=reviewed.alignment,
-                )
-            )
-            check = reviewed
+        check, cost, reflected = _reflect(task, doc, check, shown, cfg, config, deps, cost, events)
     if segment:
         events.append(
             event(
@@ -146,7 +113,73 @@ def _structured(
                 span=check.span,
             )
         )
-    judgment = Judgment(
+    by: Literal["llm", "fallback"] = "fallback" if outcome.fallback else "llm"
+    judgment = _judgment(base, outcome.value, check, by, segment=segment, reflected=reflected)
+    return written(judgment, cfg, cost, events)
+
+
+def _reflect(
+    task: JudgeTask,
+    doc: Doc,
+    check: SegmentCheck,
+    shown: dict[str, str],
+    cfg: Configuration,
+    config: RunnableConfig,
+    deps: NodeDeps,
+    cost: Cost,
+    events: list[TraceEvent],
+) -> tuple[SegmentCheck, Cost, bool]:
+    """M'(Q, D): the judge's review of the components it aligned, checked like its claims.
+
+    Returns the alignment, the task's cost so far (`cost`) with the review's, and
+    whether the review was made: not when the judgment spent the task's share of the
+    budget (recorded). An unreadable review keeps the first list (recorded).
+    """
+    calls = task.get("calls")
+    left = None if calls is None else calls - cost["llm_calls"]
+    if left is not None and left < 1:
+        events.append(event("judge", "budget", doc_id=doc["id"], skipped="reflection"))
+        return check, cost, False
+    step = deps.step("judge", task, config, cfg, calls=left)
+    first = [AlignedPart(part=p, segment=check.segments.get(p, "")) for p in check.aligned]
+    user = prompt.REFLECT_USER.format(
+        **shown, listed="; ".join(f'{a.part} = "{a.segment}"' for a in first) or "(none)"
+    )
+    with deps.components.judge_slots(cfg.judge_concurrency):
+        review = step.structured(
+            ReflectedAlignment,
+            [SystemMessage(prompt.REFLECT_SYSTEM), HumanMessage(user)],
+            default=ReflectedAlignment(aligned=first),
+            count_round=False,  # the join counts the reflection round
+        )
+    parts = task["query_parts"]
+    reviewed = _checked(parts, claims(review.value), cfg, task, doc, fallback=False)
+    events.extend(review.events)
+    events.append(
+        event(
+            "judge",
+            "reflected",
+            doc_id=doc["id"],
+            before=check.aligned,
+            after=reviewed.aligned,
+            alignment_before=check.alignment,
+            alignment=reviewed.alignment,
+        )
+    )
+    return reviewed, add_costs(cost, review.cost), True
+
+
+def _judgment(
+    base: dict[str, Any],
+    value: RelevanceJudgment | SegmentJudgment,
+    check: SegmentCheck,
+    by: Literal["llm", "fallback"],
+    *,
+    segment: bool,
+    reflected: bool,
+) -> Judgment:
+    """The judgment of the reply's label, reason and evidence, and its checked alignment."""
+    judgment: Judgment = Judgment(
         **base,  # type: ignore[typeddict-item]
         label=value.label,
         reason=value.reason[:300],
@@ -154,13 +187,13 @@ def _structured(
         aligned_components=check.aligned,
         alignment=check.alignment,
         alignment_ratio=check.ratio,
-        by="fallback" if outcome.fallback else "llm",
+        by=by,
     )
     if segment:
         judgment["segments"] = check.segments
     if reflected:
         judgment["reflected"] = True
-    return written(judgment, cfg, cost, events)
+    return judgment
 
 
 def claims(
