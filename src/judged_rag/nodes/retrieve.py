@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.documents import content_key, to_doc
 from judged_rag.core.retrieval import search
 from judged_rag.core.scores import RRF_K
@@ -29,7 +30,7 @@ def retrieve(
     iteration = state.get("iteration", 0)
     queries = state.get("queries") or [state["question"]]
     events: list[TraceEvent] = []
-    ranked: dict[str, tuple[float, Doc]] = {}
+    rankings: list[list[Doc]] = []  # one a query
     redact = deps.settings.remote
     try:
         retriever = deps.components.knowledge_retriever(cfg)
@@ -39,35 +40,13 @@ def retrieve(
         )
         retriever = None
     for query in queries if retriever is not None else []:
-        try:
-            found = search(
-                retriever,
-                query,
-                config,
-                k=cfg.top_k,
-                fusion=cfg.fusion,
-                dense_weight=cfg.dense_weight,
-            )
-        except Exception as exc:
-            failure = error_detail(exc, redact=redact, where="retrieve")
-            events.append(event("retrieve", "error", query=query[:200], **failure))
-            continue
-        for rank, document in enumerate(found[: cfg.top_k]):
-            doc = to_doc(
-                document,
-                origin="kb",
-                iteration=iteration,
-                reliability=cfg.kb_reliability,
-                served=redact,
-            )
-            key = content_key(doc)
-            fused = ranked[key][0] if key in ranked else 0.0
-            ranked[key] = (fused + 1.0 / (RRF_K + rank), ranked[key][1] if key in ranked else doc)
+        rankings.append(_search(retriever, query, config, cfg, iteration, redact, events))
+    candidates = reciprocal_rank_fusion(rankings)
     known = state.get("documents") or []
     known_keys = {content_key(d) for d in known} | {d["id"] for d in known}
     fresh = [
         doc
-        for _, doc in sorted(ranked.values(), key=lambda item: -item[0])
+        for doc in candidates
         if content_key(doc) not in known_keys and doc["id"] not in known_keys
     ][: cfg.top_k]
     events.append(
@@ -76,9 +55,57 @@ def retrieve(
             "retrieved",
             iteration=iteration,
             queries=len(queries),
-            found=len(ranked),
+            found=len(candidates),
             new=len(fresh),
             ids=[d["id"] for d in fresh],
         )
     )
     return {"documents": [*known, *fresh], "pending": [d["id"] for d in fresh], "trace": events}
+
+
+def reciprocal_rank_fusion(rankings: list[list[Doc]]) -> list[Doc]:
+    """One list of the rankings' documents, best first by their summed reciprocal ranks.
+
+    A document is known by its content (`content_key`): found again, by another query,
+    it adds 1 / (RRF_K + rank) to its score and keeps its first copy. Equal scores keep
+    the order in which the documents were first found.
+    """
+    ranked: dict[str, tuple[float, Doc]] = {}
+    for ranking in rankings:
+        for rank, doc in enumerate(ranking):
+            key = content_key(doc)
+            fused = ranked[key][0] if key in ranked else 0.0
+            ranked[key] = (fused + 1.0 / (RRF_K + rank), ranked[key][1] if key in ranked else doc)
+    return [doc for _, doc in sorted(ranked.values(), key=lambda item: -item[0])]
+
+
+def _search(
+    retriever: Any,
+    query: str,
+    config: RunnableConfig,
+    cfg: Configuration,
+    iteration: int,
+    redact: bool,
+    events: list[TraceEvent],
+) -> list[Doc]:
+    """The knowledge base's top-k documents for one query, best first; none if it fails.
+
+    A failure is recorded (redacted for a remote client) and the run goes on.
+    """
+    try:
+        found = search(
+            retriever,
+            query,
+            config,
+            k=cfg.top_k,
+            fusion=cfg.fusion,
+            dense_weight=cfg.dense_weight,
+        )
+    except Exception as exc:
+        failure = error_detail(exc, redact=redact, where="retrieve")
+        events.append(event("retrieve", "error", query=query[:200], **failure))
+        return []
+    return [
+        to_doc(d, origin="kb", iteration=iteration, reliability=cfg.kb_reliability, served=redact)
+        for d in found[: cfg.top_k]
+    ]

@@ -28,7 +28,7 @@ from judged_rag.errors import error_detail
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
-from judged_rag.state import Doc, State, TraceEvent, zero_cost
+from judged_rag.state import Cost, Doc, State, TraceEvent, zero_cost
 
 MAX_LISTED = 10
 """Dropped results and subjects named in the trace (a backend may return many)."""
@@ -53,21 +53,7 @@ def web_search(
     if backend is None:
         events.append(event("web_search", "skipped", why="no web-search backend configured"))
         return {**out, "trace": events}
-    cost = zero_cost()
-    step = deps.step("web_search", state, config, cfg, keep=ANSWERING)
-    if step.exhausted:
-        # No keyword rewrite: the question itself is the query.
-        query = question
-        events.append(event("web_search", "budget", exhausted=step.exhausted))
-    else:
-        outcome = step.structured(
-            SearchQuery,
-            [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
-            default=SearchQuery(query=question),
-        )
-        query = outcome.value.query.strip() or question
-        events.extend(outcome.events)
-        cost = outcome.cost
+    query, cost = _keywords(state, config, cfg, deps, events)
     try:
         found = backend.invoke(query, config)
     except Exception as exc:
@@ -95,6 +81,32 @@ def web_search(
         )
     )
     return {**out, "web_results": docs, "cost": cost, "trace": events}
+
+
+def _keywords(
+    state: State,
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    events: list[TraceEvent],
+) -> tuple[str, Cost]:
+    """The question rewritten into a keyword query, and the call's cost.
+
+    With the budget spent there is no rewrite: the question itself is the query. An
+    unreadable or empty reply gives the question too (recorded).
+    """
+    question = state["question"]
+    step = deps.step("web_search", state, config, cfg, keep=ANSWERING)
+    if step.exhausted:
+        events.append(event("web_search", "budget", exhausted=step.exhausted))
+        return question, zero_cost()
+    outcome = step.structured(
+        SearchQuery,
+        [SystemMessage(prompt.SYSTEM), HumanMessage(prompt.USER.format(question=question))],
+        default=SearchQuery(query=question),
+    )
+    events.extend(outcome.events)
+    return outcome.value.query.strip() or question, outcome.cost
 
 
 def _about_the_subject(question: str, docs: list[Doc], events: list[TraceEvent]) -> list[Doc]:
