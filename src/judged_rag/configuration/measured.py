@@ -9,8 +9,8 @@ JUDGE_THRESHOLDS: dict[str, float] = {"extract": 0.75, "letter": 0.6, "list": 0.
 """Each scoring judge's threshold when `judge_threshold` is unset: the value with the best
 F1 for answer-bearing chunks on the judge suite (FanOutQA, bundled 1.5B model, cosine
 weight 0.5; BENCHMARKS.md, "Judge"). The listwise judge's is the screening's in-sample
-value (`judged_rag_eval/studies/judge_levers.py`, 375 pairs in windows of 5, the same pairs it was chosen
-on), not yet measured on held-out questions."""
+value (`judged_rag_eval/studies/judge_levers.py`, 375 pairs in windows of 5, the same
+pairs it was chosen on), not yet measured on held-out questions."""
 
 
 CHUNKRAG_FLOOR = 0.75
