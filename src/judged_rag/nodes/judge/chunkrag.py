@@ -30,6 +30,7 @@ from judged_rag.core.relevance import (
 from judged_rag.core.trace import event
 from judged_rag.nodes.judge.common import (
     FALLBACK,
+    Judging,
     OneDocumentJudge,
     judged_event,
     unaligned,
@@ -60,17 +61,9 @@ class ChunkRAG(OneDocumentJudge):
         """Score, reconsider, critic."""
         return len(CALLS)
 
-    def judge_document(
-        self,
-        task: JudgeTask,
-        doc: Doc,
-        base: dict[str, Any],
-        cfg: Configuration,
-        config: RunnableConfig,
-        deps: NodeDeps,
-    ) -> dict[str, Any]:
+    def judge_document(self, j: Judging) -> dict[str, Any]:
         """Score the document three ways; its label is provisional until the join."""
-        return _chunkrag(task, doc, base, cfg, config, deps)
+        return _chunkrag(*j)
 
     def label_round(
         self, judgments: list[Judgment], iteration: int, cfg: Configuration

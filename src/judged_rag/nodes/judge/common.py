@@ -7,7 +7,7 @@ strategy (`strategies.strategy(cfg)`) instead of testing `cfg.judge`.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from langchain_core.runnables import RunnableConfig
 
@@ -70,15 +70,31 @@ class JudgeStrategy(Protocol):
         ...
 
 
+class Judging(NamedTuple):
+    """One document a judge is asked about.
+
+    Its task, the document, the judgment's first fields (`base_of`), and the run's
+    settings, config and dependencies.
+    """
+
+    task: JudgeTask
+    doc: Doc
+    base: dict[str, Any]
+    cfg: Configuration
+    config: RunnableConfig
+    deps: NodeDeps
+
+
 class OneDocumentJudge:
     """A judge whose task is one document, labelled by the task itself.
 
-    `judge` gives the pre-filter its clear cases; a subclass judges the rest
-    (`judge_document`).
+    `judge` gives the pre-filter its clear cases (unless `prefilters` is off); a
+    subclass judges the rest (`judge_document`).
     """
 
     windowed = False
     batches = True
+    prefilters = True
 
     def judge(
         self,
@@ -91,20 +107,12 @@ class OneDocumentJudge:
         one = single(task)
         doc = one["document"]
         base = base_of(doc, one["iteration"], cfg)
-        decided = prefiltered(base, doc, cfg)
+        decided = prefiltered(base, doc, cfg) if self.prefilters else None
         if decided is not None:
             return written(decided, cfg)
-        return self.judge_document(one, doc, base, cfg, config, deps)
+        return self.judge_document(Judging(one, doc, base, cfg, config, deps))
 
-    def judge_document(
-        self,
-        task: JudgeTask,
-        doc: Doc,
-        base: dict[str, Any],
-        cfg: Configuration,
-        config: RunnableConfig,
-        deps: NodeDeps,
-    ) -> dict[str, Any]:
+    def judge_document(self, j: Judging) -> dict[str, Any]:
         """Judge a document the pre-filter left to the LLM."""
         raise NotImplementedError
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
 
 from judged_rag.components.llm import Extraction
 from judged_rag.configuration import Configuration
@@ -22,29 +21,22 @@ from judged_rag.core.documents import fence
 from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
 from judged_rag.nodes.judge.common import (
     FALLBACK,
+    Judging,
     OneDocumentJudge,
     judge_score,
     unaligned,
     written,
 )
-from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
-from judged_rag.state import Doc, JudgeTask, Judgment, Label
+from judged_rag.state import Doc, Judgment, Label
 
 
 class Extract(OneDocumentJudge):
     """One call a document (none for a document about another subject)."""
 
-    def judge_document(
-        self,
-        task: JudgeTask,
-        doc: Doc,
-        base: dict[str, Any],
-        cfg: Configuration,
-        config: RunnableConfig,
-        deps: NodeDeps,
-    ) -> dict[str, Any]:
+    def judge_document(self, j: Judging) -> dict[str, Any]:
         """Ask the model to copy the answer, and label the document by the copy."""
+        task, doc, base, cfg, config, deps = j
         step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
         coverage = subject_coverage(task["question"], doc["title"], doc["content"])
         if cfg.subject_check and not named(coverage):

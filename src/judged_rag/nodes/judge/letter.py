@@ -10,36 +10,28 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
 
 from judged_rag.components.llm import LetterChoice
 from judged_rag.configuration import Configuration
 from judged_rag.core.documents import fence
 from judged_rag.nodes.judge.common import (
     FALLBACK,
+    Judging,
     OneDocumentJudge,
     judge_score,
     unaligned,
     written,
 )
-from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
-from judged_rag.state import Doc, JudgeTask, Judgment, Label
+from judged_rag.state import Judgment, Label
 
 
 class Letter(OneDocumentJudge):
     """One call a document; its label from the letters' probabilities."""
 
-    def judge_document(
-        self,
-        task: JudgeTask,
-        doc: Doc,
-        base: dict[str, Any],
-        cfg: Configuration,
-        config: RunnableConfig,
-        deps: NodeDeps,
-    ) -> dict[str, Any]:
+    def judge_document(self, j: Judging) -> dict[str, Any]:
         """Ask for the letter and label the document by it."""
+        task, doc, base, cfg, config, deps = j
         step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
         user = prompt.LETTER_USER.format(question=task["question"], document=fence(doc["content"]))
         with deps.components.judge_slots(cfg.judge_concurrency):

@@ -21,6 +21,7 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.judge.common import (
     FALLBACK,
     SEGMENT_FALLBACK,
+    Judging,
     OneDocumentJudge,
     written,
 )
@@ -42,17 +43,9 @@ class Structured(OneDocumentJudge):
         """The judgment, and its review when the run reflects and the question was parsed."""
         return 2 if cfg.reflects and parsed else 1
 
-    def judge_document(
-        self,
-        task: JudgeTask,
-        doc: Doc,
-        base: dict[str, Any],
-        cfg: Configuration,
-        config: RunnableConfig,
-        deps: NodeDeps,
-    ) -> dict[str, Any]:
+    def judge_document(self, j: Judging) -> dict[str, Any]:
         """RJAG's judgment of the document and the components it grounds."""
-        return _structured(task, doc, base, cfg, config, deps)
+        return _structured(*j)
 
 
 STRUCTURED = Structured()
