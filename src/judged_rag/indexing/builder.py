@@ -731,7 +731,6 @@ def _build(paths: list[Path], index_dir: Path, run: IndexBuild) -> IndexStats:
                 for f in found.ordered
             },
             index_texts=[c.index_text(run.title_context) for c in kept],
-            progress=run.progress,
         )
 
         gate = run.gate(kept, kept_vectors, previous.gate if previous is not None else None)

@@ -174,14 +174,14 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def bm25_tokenize(texts: Sequence[str], *, progress: bool = False) -> list[list[str]]:
+def bm25_tokenize(texts: Sequence[str]) -> list[list[str]]:
     """Tokens as bm25s makes them (lower case, NLTK English stopwords removed)."""
     import bm25s
 
     if not texts:
         return []
     tokens = bm25s.tokenize(
-        list(texts), stopwords=BM25_STOPWORDS, return_ids=False, show_progress=progress
+        list(texts), stopwords=BM25_STOPWORDS, return_ids=False, show_progress=False
     )
     return [list(t) for t in tokens]
 
@@ -610,7 +610,6 @@ def write_index(
     dropped_vectors: Vectors,
     files: dict[str, dict[str, Any]],
     index_texts: Sequence[str],
-    progress: bool,
 ) -> None:
     """Write chunks, files, the dense and the BM25 index into a `new_build` folder.
 
@@ -637,7 +636,9 @@ def write_index(
     dense.add(np.ascontiguousarray(kept_vectors, dtype=np.float32))
     _recorded(directory, [DENSE], lambda: faiss.write_index(dense, str(directory / DENSE)))
     bm25 = bm25s.BM25()
-    bm25.index(bm25_tokenize(index_texts, progress=progress), show_progress=progress)
+    # bm25s's own bars open at 0 % and vanish within a second (a few seconds for 16,000
+    # chunks): noise beside the build's own progress, so they stay off.
+    bm25.index(bm25_tokenize(index_texts), show_progress=False)
     _recorded(
         directory,
         sorted(f"{BM25_DIR}/{name}" for name in BM25_FILES),
