@@ -199,12 +199,15 @@ def _written_before(docs_dir: Path) -> dict[str, str]:
     return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def _ours(path: Path, recorded: dict[str, str]) -> bool:
-    """Whether a file in the sample folder is an article judged-rag wrote there.
+def _ours(path: Path, recorded: dict[str, str], wanted: str | None) -> bool:
+    """Whether a file in the sample folder may be replaced or removed: judged-rag's.
 
-    Either the folder's marker recorded its exact content, or (a folder written before
-    the marker recorded files) it has the sample articles' own front matter.
+    It already holds the article that would be written there (`wanted`), or the folder's
+    marker recorded its exact content, or (a folder written before the marker recorded
+    files) it has the sample articles' own front matter.
     """
+    if wanted is not None and path.is_file() and path.read_bytes() == wanted.encode("utf-8"):
+        return True
     if not path.is_file() or path.is_symlink():
         return False
     data = path.read_bytes()
@@ -238,18 +241,19 @@ def write_sample_documents(
     docs_dir.mkdir(parents=True, exist_ok=True)
     recorded = _written_before(docs_dir)
     texts: dict[str, str] = {}
+    used: set[str] = set()
     for doc in documents:
         stem = re.sub(r"[^\w\-]+", "_", doc.title).strip("_") or "article"
         name, n = f"{stem}.md", 1
-        while name.casefold() in {t.casefold() for t in texts}:
+        while name.casefold() in used:
             n += 1
             name = f"{stem}_{n}.md"
+        used.add(name.casefold())
         texts[name] = _markdown(doc)
     foreign = sorted(
         path.name
         for path in docs_dir.glob("*.md")
-        if not _ours(path, recorded)
-        and not (path.name in texts and path.read_text(encoding="utf-8") == texts[path.name])
+        if not _ours(path, recorded, texts.get(path.name))
     )
     if foreign:
         shown = ", ".join(foreign[:5]) + (
