@@ -206,11 +206,13 @@ def _ours(path: Path, recorded: dict[str, str], wanted: str | None) -> bool:
     marker recorded its exact content, or (a folder written before the marker recorded
     files) it has the sample articles' own front matter.
     """
-    if wanted is not None and path.is_file() and path.read_bytes() == wanted.encode("utf-8"):
-        return True
-    if not path.is_file() or path.is_symlink():
+    if not path.is_file():
         return False
     data = path.read_bytes()
+    if wanted is not None and data == wanted.encode("utf-8"):
+        return True
+    if path.is_symlink():
+        return False
     if path.name in recorded:
         return hashlib.sha256(data).hexdigest() == recorded[path.name]
     text = data.decode("utf-8", errors="replace")
