@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
 
 from judged_rag.configuration import Configuration
 from judged_rag.core.documents import fence
@@ -36,13 +35,10 @@ from judged_rag.nodes.judge.common import (
     unaligned,
     written,
 )
-from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
 from judged_rag.schemas import RelevanceScore
 from judged_rag.state import (
     Cost,
-    Doc,
-    JudgeTask,
     Judgment,
     Label,
     RelevanceScores,
@@ -63,7 +59,7 @@ class ChunkRAG(OneDocumentJudge):
 
     def judge_document(self, j: Judging) -> dict[str, Any]:
         """Score the document three ways; its label is provisional until the join."""
-        return _chunkrag(*j)
+        return _chunkrag(j)
 
     def label_round(
         self, judgments: list[Judgment], iteration: int, cfg: Configuration
@@ -75,14 +71,7 @@ class ChunkRAG(OneDocumentJudge):
 CHUNKRAG = ChunkRAG()
 
 
-def _chunkrag(
-    task: JudgeTask,
-    doc: Doc,
-    base: dict[str, Any],
-    cfg: Configuration,
-    config: RunnableConfig,
-    deps: NodeDeps,
-) -> dict[str, Any]:
+def _chunkrag(j: Judging) -> dict[str, Any]:
     """ChunkRAG's scores of one document: first, reconsidered, and the critic's.
 
     The calls run in the paper's order, each with the attempts the task's share of the
@@ -91,6 +80,7 @@ def _chunkrag(
     reply that cannot be read (recorded too). An unreadable first score ends the task
     with the recorded safe default: there is nothing to reconsider.
     """
+    task, doc, base, cfg, config, deps = j
     calls = task.get("calls")
     question, document = task["question"], fence(doc["content"])
     scores: list[float] = []

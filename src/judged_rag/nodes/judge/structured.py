@@ -45,26 +45,20 @@ class Structured(OneDocumentJudge):
 
     def judge_document(self, j: Judging) -> dict[str, Any]:
         """RJAG's judgment of the document and the components it grounds."""
-        return _structured(*j)
+        return _structured(j)
 
 
 STRUCTURED = Structured()
 
 
-def _structured(
-    task: JudgeTask,
-    doc: Doc,
-    base: dict[str, Any],
-    cfg: Configuration,
-    config: RunnableConfig,
-    deps: NodeDeps,
-) -> dict[str, Any]:
+def _structured(j: Judging) -> dict[str, Any]:
     """RJAG's labelled judgment and the components the document grounds (FGA).
 
     With `alignment_check="segment"` the judge copies each component's segment and
     `core.alignment` checks it; with `reflection` a second call reviews the list
     (M'(Q, D)) and the alignment label follows the reviewed list.
     """
+    task, doc, base, cfg, config, deps = j
     parts = task["query_parts"]
     segment = cfg.checks_alignment and cfg.alignment_check == "segment"
     reflecting = cfg.reflects and bool(parts)
