@@ -109,18 +109,13 @@ class RequestGuard:
             return
         # Read the whole body first (it is small by definition), so an oversized one is
         # refused before the application sees any of it.
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            if len(body) > self.max_body:
-                await _refuse(send, 413, f"request bodies are limited to {self.max_body} bytes")
-                return
-            more = message.get("more_body", False)
-        await self.app(scope, replaying(bytes(body), receive), send)
+        body = await read_body(receive, limit=self.max_body)
+        if body is None:
+            return  # the client went away
+        if len(body) > self.max_body:
+            await _refuse(send, 413, f"request bodies are limited to {self.max_body} bytes")
+            return
+        await self.app(scope, replaying(body, receive), send)
 
 
 # --- What a client of the LangGraph API server may do --------------------------------
@@ -256,49 +251,52 @@ def check_thread_patch(body: Any, opened: frozenset[str]) -> str | None:
     return _fields_problem("a thread update", body, THREAD_PATCH_FIELDS)
 
 
-def _rpc_calls(body: Any) -> list[Any] | str:
-    calls = body if isinstance(body, list) else [body]
-    if not calls or not all(isinstance(c, dict) for c in calls):
-        return Malformed("a JSON-RPC request must be an object (or a non-empty array of objects)")
-    return calls
+def _each_call(check: Callable[[dict[str, Any]], str | None]) -> BodyCheck:
+    """A JSON-RPC body's check: `check` on each call of a request or a batch."""
+
+    def checked(body: Any, opened: frozenset[str]) -> str | None:
+        calls = body if isinstance(body, list) else [body]
+        if not calls or not all(isinstance(c, dict) for c in calls):
+            return Malformed(
+                "a JSON-RPC request must be an object (or a non-empty array of objects)"
+            )
+        return next((p for p in map(check, calls) if p), None)
+
+    return checked
 
 
-def check_mcp(body: Any, opened: frozenset[str]) -> str | None:
-    """What is wrong with an MCP request, or None: a tool call's parts must be objects."""
-    calls = _rpc_calls(body)
-    if isinstance(calls, str):
-        return calls
-    for call in calls:
-        if call.get("method") != "tools/call":
-            continue
-        params = call.get("params")
-        if not isinstance(params, dict):
-            return Malformed("tools/call params must be a JSON object")
-        for name in ("arguments", "context"):
-            if params.get(name) is not None and not isinstance(params[name], dict):
-                return Malformed(f"tools/call params.{name} must be a JSON object")
+def _mcp_call(call: dict[str, Any]) -> str | None:
+    """What is wrong with one MCP call, or None: a tool call's parts must be objects."""
+    if call.get("method") != "tools/call":
+        return None
+    params = call.get("params")
+    if not isinstance(params, dict):
+        return Malformed("tools/call params must be a JSON object")
+    for name in ("arguments", "context"):
+        if params.get(name) is not None and not isinstance(params[name], dict):
+            return Malformed(f"tools/call params.{name} must be a JSON object")
     return None
 
 
-def check_a2a(body: Any, opened: frozenset[str]) -> str | None:
-    """What is wrong with an A2A request, or None: messages carry the protocol's fields."""
-    calls = _rpc_calls(body)
-    if isinstance(calls, str):
-        return calls
-    for call in calls:
-        params = call.get("params")
-        if params is None:
-            continue
-        if not isinstance(params, dict):
-            return Malformed("A2A params must be a JSON object")
-        if "command" in params:
-            return "an A2A request's command is not accepted from clients"
-        message = params.get("message")
-        if message is not None:
-            problem = _fields_problem("an A2A message", message, A2A_MESSAGE_FIELDS)
-            if problem:
-                return problem
-    return None
+def _a2a_call(call: dict[str, Any]) -> str | None:
+    """What is wrong with one A2A call, or None: messages carry the protocol's fields."""
+    params = call.get("params")
+    if params is None:
+        return None
+    if not isinstance(params, dict):
+        return Malformed("A2A params must be a JSON object")
+    if "command" in params:
+        return "an A2A request's command is not accepted from clients"
+    message = params.get("message")
+    if message is None:
+        return None
+    return _fields_problem("an A2A message", message, A2A_MESSAGE_FIELDS)
+
+
+check_mcp = _each_call(_mcp_call)
+"""What is wrong with an MCP request (or batch), or None."""
+check_a2a = _each_call(_a2a_call)
+"""What is wrong with an A2A request (or batch), or None."""
 
 
 class Endpoint(NamedTuple):
@@ -520,14 +518,9 @@ class ClientPolicy:
         if endpoint.check is None:
             await self.app(scope, receive, send)
             return
-        body = bytearray()
-        more = True
-        while more:  # one message behind RequestGuard; a loop for any other front
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
+        body = await read_body(receive)
+        if body is None:
+            return  # the client went away
         try:
             document = json.loads(body) if body else {}
         except (ValueError, RecursionError):
@@ -537,7 +530,25 @@ class ClientPolicy:
         if problem:
             await _refuse(send, 400 if isinstance(problem, Malformed) else 403, problem)
             return
-        await self.app(scope, replaying(bytes(body), receive), send)
+        await self.app(scope, replaying(body, receive), send)
+
+
+async def read_body(receive: Receive, *, limit: int | None = None) -> bytes | None:
+    """A request's whole body, or None when the client went away.
+
+    With a `limit`, reading stops once the body is past it (the caller refuses it).
+    """
+    body = bytearray()
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        body += message.get("body", b"")
+        if limit is not None and len(body) > limit:
+            break
+        more = message.get("more_body", False)
+    return bytes(body)
 
 
 def replaying(body: bytes, receive: Receive) -> Receive:

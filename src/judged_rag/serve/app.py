@@ -121,7 +121,7 @@ from judged_rag.configuration import (
 from judged_rag.core.inputs import validate_input
 from judged_rag.errors import InvalidInputError
 from judged_rag.graph.builder import Graph
-from judged_rag.http_guard import BODY_METHODS, RequestGuard
+from judged_rag.http_guard import BODY_METHODS, RequestGuard, read_body, replaying
 from judged_rag.state import OutputState, State
 
 logger = logging.getLogger(__name__)
@@ -615,28 +615,14 @@ class _BodyGuard:
         if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
             await self.app(scope, receive, send)
             return
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-        refusal = self._check_body(scope["path"], bytes(body)) if body else None
+        body = await read_body(receive)
+        if body is None:
+            return  # the client went away
+        refusal = self._check_body(scope["path"], body) if body else None
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()  # the disconnect that streaming responses wait for
-            replayed = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
     def _check_body(self, path: str, body: bytes) -> Response | None:
         try:
