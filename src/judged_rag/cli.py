@@ -145,7 +145,7 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
     judges = sorted({str(e["detail"].get("judge")) for e in trace if e["event"] == "judged"})
     lines.append("Route:")
     lines.append(f"  task: {route.get('task_type', '?')}   gate: {gate_text}")
-    if route.get("gate") == "retrieve":
+    if route.get("gate") != "direct":
         label_text = (
             ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(labels.items())) or "none"
         )

@@ -199,6 +199,11 @@ class State(InputState, OutputState):
     """The task type in force: the caller's, or inferred from the options."""
     gate_route: NotRequired[Literal["retrieve", "direct"]]
     """The gate's decision: use the knowledge base, or answer from the model directly."""
+    gate_fallback: NotRequired[Literal["no", "retrieving", "retrieved"]]
+    """"retrieving": the gate sent the question to the model, the model was not confident
+    (C_M < T_M), so the run retrieves after all; "retrieved" once it has (once a run)."""
+    self_confidence: NotRequired[float | None]
+    """C_M, once asked: a run that retrieves after the model declined does not ask again."""
     query_parts: NotRequired[list[str]]
     """Syntactic components of the question (GGatrieval), written by `parse`."""
     query_roles: NotRequired[dict[str, str]]

@@ -186,7 +186,7 @@ def test_without_evidence_for_one_side_a_confident_model_answers_alone_unless_na
     assert not events(out, "judge", "fallback")
     assert events(out, "integrate", "decided")[0]["basis"] == "model"
     assert events(out, "integrate", "namesakes_only")[0]["similar"] == ["sibling"]
-    assert out["abstained"] and out["reason"] == "no_trusted_source"
+    assert out["abstained"] and out["reason"] == "namesakes_only"
 
 
 def test_other_judges_keep_the_question_whole() -> None:

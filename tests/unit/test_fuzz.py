@@ -70,6 +70,7 @@ ABSTAIN_REASONS = {
     "unsupported_claims",
     "generation_failed",
     "model_declined",
+    "namesakes_only",
     "budget_exhausted",
 }
 JUNK_CHARS = (

@@ -286,7 +286,9 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
         judge_model=judge_model(quote("1950", **{"195": 0.95, "NONE": 0.05})),
         retriever=scripted_retriever([own, other]),
     )
-    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
+    out = run(
+        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=True
+    )
     labels = judged(out)
     assert labels["own"]["label"] == "highly_relevant" and labels["own"]["evidence"] == "1950"
     assert labels["other"]["label"] == "not_relevant"  # about someone else
@@ -295,7 +297,8 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
     assert labels["other"]["p_highly"] == 0.0 and labels["other"]["judge_score"] == 0.3
     # The extraction, C_M and the answer (which restates the quote: no verifier call).
     assert out["cost"]["llm_calls"] == 3 and out["answer"] == "Vosk Tarren died in 1950 [1]."
-    # Off, any quote found in the document counts again (0.5 * 0.95 + 0.5 * 0.6).
+    # Off (the default), the judge is asked about every page, and any quote found in the
+    # document counts (0.5 * 0.95 + 0.5 * 0.6).
     parts = Components(
         chat_model=generator("Vosk Tarren died in 1950 [1]."),
         judge_model=judge_model(
@@ -305,10 +308,35 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
         ),
         retriever=scripted_retriever([own, other]),
     )
-    out = run(
-        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=False
-    )
+    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
     assert judged(out)["other"]["label"] == "highly_relevant"
+    assert judged(out)["other"]["by"] == "llm"
+
+
+def test_by_default_a_page_that_never_names_the_subject_is_still_judged() -> None:
+    # Minutes name a person once, then say "she": the chunk with the fact names nobody.
+    question = "When does Priya Okafor expect the new site to open?"
+    chunk = doc("minutes", "She expects the new site to open in March 2027.", similarity=0.55)
+    parts = Components(
+        chat_model=generator("In March 2027 [1]."),
+        judge_model=judge_model(quote("March 2027", **{"March": 0.9, "NONE": 0.1}), knows="B"),
+        retriever=scripted_retriever([chunk]),
+    )
+    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
+    labels = judged(out)
+    assert labels["minutes"]["by"] == "llm" and labels["minutes"]["evidence"] == "March 2027"
+    assert labels["minutes"]["label"] == "highly_relevant"
+    assert out["abstained"] is False and "March 2027" in out["answer"]
+    # The lexical rule, asked for, discards it without a call and the run abstains.
+    parts = Components(
+        chat_model=generator("In March 2027 [1]."),
+        judge_model=judge_model(knows="B"),
+        retriever=scripted_retriever([chunk]),
+    )
+    out = run(
+        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=True
+    )
+    assert judged(out)["minutes"]["by"] == "subject_check" and out["abstained"] is True
 
 
 def test_pages_all_about_other_people_cost_no_judge_call() -> None:
@@ -323,7 +351,13 @@ def test_pages_all_about_other_people_cost_no_judge_call() -> None:
         retriever=scripted_retriever(others),
     )
     out = run(
-        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, web_search="none"
+        parts,
+        question,
+        judge="extract",
+        judge_threshold=0.7,
+        max_iterations=1,
+        web_search="none",
+        subject_check=True,
     )
     assert {d["by"] for d in judged(out).values()} == {"subject_check"}
     assessed = next(e["detail"] for e in out["trace"] if e["event"] == "assessed")
@@ -529,7 +563,9 @@ def test_a_sibling_organisations_page_is_no_evidence() -> None:
         judge_model=judge_model(quote("NONE", **{"NONE": 0.9, "Is": 0.1})),
         retriever=scripted_retriever([sibling, own]),
     )
-    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
+    out = run(
+        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=True
+    )
     labels = judged(out)
     # Half of the name ("Iskmere") is not the subject: nothing on that page is evidence.
     assert labels["sibling"]["p_highly"] == 0.0 and labels["sibling"]["evidence"] == ""

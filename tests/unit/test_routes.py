@@ -73,6 +73,57 @@ def test_gate_sends_out_of_domain_question_straight_to_generation() -> None:
     assert out["cost"]["llm_calls"] == 2
 
 
+def test_a_question_the_gate_sends_to_a_model_that_does_not_know_it_is_retrieved() -> None:
+    # The gate's cut-off is a percentile: an in-domain question may fall under it. The
+    # model is not confident (C_M < T_M), so the run retrieves once instead of abstaining.
+    chunks = ["Apollo 11 landed on the Moon on 20 July 1969.", "The Moon is a satellite."]
+    gate = VectorCandidatesGate(
+        DeterministicFakeEmbedding(size=64), chunks, similarities=[0.6, 0.7, 0.8, 0.9]
+    )
+    retriever = scripted_retriever([APOLLO])
+    parts = Components(
+        chat_model=generator("On 20 July 1969 [1]."),
+        judge_model=judge_model(
+            components(["Apollo 11", "land", "the Moon"]),
+            label("highly_relevant", "Apollo 11", "land", "the Moon"),
+            verdict(True, 0.9),
+            knows="B",
+        ),
+        retriever=retriever,
+        gate_index=gate,
+    )
+    out = run(parts, gate=True, judge="structured")
+    assert events(out, "gate", "route")[0]["detail"]["route"] == "direct"
+    declined = events(out, "integrate", "model_declined")
+    assert len(declined) == 1 and declined[0]["detail"]["then"] == "retrieve"
+    assert retriever.queries == [QUESTION]  # type: ignore[attr-defined]
+    assert out["route"]["gate"] == "direct→retrieve" and out["route"]["iterations"] == 1
+    assert out["basis"] == "retrieval" and not out["abstained"]
+    assert out["citations"][0]["doc_id"] == "apollo"
+    # C_M was asked once: the second pass through integrate reuses it.
+    reused = events(out, "integrate", "self_confidence")
+    assert len(reused) == 1 and reused[0]["detail"]["asked"] is False
+
+
+def test_a_model_that_declines_a_question_nothing_retrieves_abstains_once() -> None:
+    gate = VectorCandidatesGate(
+        DeterministicFakeEmbedding(size=64), ["Apollo 11 landed."], similarities=[0.8, 0.9]
+    )
+    retriever = scripted_retriever()
+    parts = Components(
+        chat_model=generator("never asked"),
+        judge_model=judge_model(components("Zorvath"), knows="B"),
+        retriever=retriever,
+        gate_index=gate,
+    )
+    out = run(parts, {"question": "Who proved the Zorvath theorem?"}, gate=True, web_search="none")
+    assert len(events(out, "integrate", "model_declined")) == 1
+    assert len(retriever.queries) >= 1  # type: ignore[attr-defined]
+    # Nothing was retrieved: the model's own knowledge was the only candidate.
+    assert out["abstained"] is True and out["reason"] == "model_declined"
+    assert out["route"]["gate"] == "direct→retrieve"
+
+
 def test_gate_sends_in_domain_question_to_retrieval() -> None:
     chunks = [QUESTION, "The Moon is a satellite."]
     gate = VectorCandidatesGate(

@@ -149,7 +149,7 @@ def test_r_m_is_refused_when_the_knowledge_base_names_only_namesakes() -> None:
     # The knowledge base knows Dravstead Aircraft, not Dravstead Avionics: the model's
     # confidence about the latter is a confusion, so no answer from its own knowledge.
     out, prompts = _namesake_run("Dravstead Aircraft was founded in 1911.", "Dravstead Aircraft")
-    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+    assert out["abstained"] is True and out["reason"] == "namesakes_only"
     assert prompts == []
     namesakes = [e["detail"] for e in out["trace"] if e["event"] == "namesakes_only"]
     assert namesakes == [{"basis": "Unknown", "similar": ["Dravstead Aircraft"]}]

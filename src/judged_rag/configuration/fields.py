@@ -259,14 +259,23 @@ class Configuration:
         access="client",
     )
     subject_check: bool = _f(
+        False,
+        "A lexical rule, off by default: the extracting judge takes a quote as evidence "
+        "only from a document that names one of the names the question asks about (its "
+        "runs of capitalised words) in full, a typo aside, and labels any other document "
+        "Not Relevant without an LLM call; web search drops a result that does not name "
+        "it. It saves calls on questions that name a page's title and discards the "
+        "evidence of questions that do not (a pronoun, an abbreviation, a role, an "
+        "imperative's first word read as a name), so nothing is removed by it unless "
+        "asked.",
+        access="research",
+    )
+    namesake_guard: bool = _f(
         True,
-        "Extracting judge: a quote is evidence only from a document that names one of the "
-        "names the question asks about (its runs of capitalised words) in full, a typo "
-        "aside, and a document about another subject is Not Relevant without an LLM call; "
-        "web search: a result "
-        "that does not name it is dropped; SRA: no answer from the model alone when the "
-        "knowledge base names only similar subjects; off: any quote found in the document "
-        "counts and every web result is kept.",
+        "SRA: no answer from the model alone (R_M) when the question names a subject that "
+        "no retrieved knowledge-base document names while some name part of it (a "
+        "sibling company, a namesake): the model's confidence there is a confusion with a "
+        "name it half-recognises.",
         access="research",
     )
     judge_similarity_weight: float = _f(

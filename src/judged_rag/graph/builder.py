@@ -143,7 +143,9 @@ def build_graph(
     builder.add_conditional_edges("select", route(route_after_select), ["rewrite", "combine"])
     builder.add_edge("rewrite", "retrieve")
     builder.add_conditional_edges("combine", route_after_combine, ["web_search", "integrate"])
-    builder.add_conditional_edges("integrate", route_after_integrate, ["generate", "finish"])
+    builder.add_conditional_edges(
+        "integrate", route_after_integrate, ["generate", "finish", "parse"]
+    )
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
     builder.add_conditional_edges("verify", route(route_after_verify), ["generate", "finish"])

@@ -152,8 +152,14 @@ def route_after_combine(state: State) -> Literal["web_search", "integrate"]:
     return "integrate"
 
 
-def route_after_integrate(state: State) -> Literal["generate", "finish"]:
-    """Generate R_R, R_C or R_M; SRA's "Unknown" ends the run without a generation call."""
+def route_after_integrate(state: State) -> Literal["generate", "finish", "parse"]:
+    """Generate R_R, R_C or R_M; SRA's "Unknown" ends the run without a generation call.
+
+    A question the gate sent to the model, which the model is not confident of, goes to
+    retrieval instead (`integrate` marks it `gate_fallback`, once a run).
+    """
+    if state.get("gate_fallback") == "retrieving":
+        return "parse"
     return "finish" if state.get("basis") == "none" else "generate"
 
 

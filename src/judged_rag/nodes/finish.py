@@ -28,7 +28,7 @@ def close_run(state: Any) -> dict[str, Any]:
     retrieved = state.get("gate_route") == "retrieve"
     route = RouteSummary(
         task_type=state.get("resolved_task", "open"),
-        gate=state.get("gate_route", "retrieve"),
+        gate=_gate(state),
         iterations=state.get("iteration", 0) + 1 if retrieved else 0,
         web_searched=state.get("web_searched", False),
         combination=state.get("combination", "") if retrieved else "",
@@ -50,3 +50,14 @@ def close_run(state: Any) -> dict[str, Any]:
         update["answer"] = UNKNOWN
         update["citations"] = []
     return update
+
+
+def _gate(state: Any) -> str:
+    """The gate's route as the summary gives it: "retrieve", "direct" or "direct→retrieve".
+
+    "direct→retrieve": the model declined a question the gate sent to it, and the run
+    retrieved after all.
+    """
+    if state.get("gate_fallback", "no") != "no":
+        return "direct→retrieve"
+    return str(state.get("gate_route", "retrieve"))

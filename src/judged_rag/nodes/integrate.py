@@ -16,7 +16,7 @@ the backend reports a cosine; a document without one is left out of S_max and th
 says so (no stand-in value). With no scored document, S_max is undefined and retrieval is
 not trusted. The paper's ties (S = T) are read as reaching the threshold.
 
-One guard beyond the paper (`subject_check`): R_M is refused when the question names a
+One guard beyond the paper (`namesake_guard`): R_M is refused when the question names a
 subject that no retrieved knowledge-base document names, while some name a similar one
 (a sibling company, a namesake): the model's confidence there is a confusion with the
 names it half-recognises, not knowledge (on a knowledge base of similarly named
@@ -103,22 +103,45 @@ def integrate(
     )
     if missing:
         events.append(event("integrate", "alternatives_uncovered", missing=missing))
-    if basis == "model" and cfg.subject_check:
+    update: dict[str, Any] = {"cost": cost, "trace": events, "self_confidence": c_m}
+    if basis == "none" and state.get("gate_route") == "direct":
+        # The gate sent the question to the model and the model does not know it: the
+        # knowledge base may (the gate's cut-off is a percentile, not a proof).
+        events.append(event("integrate", "model_declined", c_m=round(c_m, 4), then="retrieve"))
+        return {**update, "gate_route": "retrieve", "gate_fallback": "retrieving"}
+    if state.get("gate_fallback") == "retrieving":
+        update["gate_fallback"] = "retrieved"
+    retrieved = bool(state.get("documents") or state.get("web_results"))
+    reason = None if basis != "none" else _declined(retrieved)
+    if basis == "model" and cfg.namesake_guard:
         documents = state.get("documents") or []
         similar = [t for q in missing or [state["question"]] for t in namesakes_only(q, documents)]
         if similar:
-            basis = "none"
+            basis, reason = "none", "namesakes_only"
             events.append(event("integrate", "namesakes_only", basis="Unknown", similar=similar))
-    update: dict[str, Any] = {"basis": basis, "cost": cost, "trace": events}
+    update["basis"] = basis
     if basis == "none":
-        update.update(verdict="abstain", reason="no_trusted_source")
+        update.update(verdict="abstain", reason=reason)
     return update
+
+
+def _declined(retrieved: bool) -> str:
+    """The reason code of SRA's "Unknown": what was not trusted.
+
+    `model_declined`: nothing was retrieved (an empty knowledge base, no web), so the
+    model's own knowledge was the only candidate, and its confidence is under T_M;
+    `no_trusted_source`: what was retrieved was not trusted either.
+    """
+    return "no_trusted_source" if retrieved else "model_declined"
 
 
 def _self_confidence(
     state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
 ) -> tuple[float, Cost, list[Any]]:
     """C_M: the probability of "A" (I know it), or the letter itself without probabilities."""
+    known = state.get("self_confidence")
+    if known is not None and state.get("gate_fallback") == "retrieving":
+        return known, zero_cost(), [event("integrate", "self_confidence", c_m=known, asked=False)]
     step = deps.step("integrate", state, config, cfg, keep=("answer", "verification"))
     if step.exhausted:
         return 0.0, zero_cost(), [event("integrate", "budget", exhausted=step.exhausted)]

@@ -40,6 +40,8 @@ def begin_run(state: Any) -> dict[str, Any]:
         "resolved_task": task,
         "started_at": time.time(),
         "gate_route": "retrieve",
+        "gate_fallback": "no",
+        "self_confidence": None,
         "answer": "",
         "draft": "",
         "citations": [],
