@@ -8,6 +8,8 @@ already speak LangServe (`RemoteRunnable`, the `/playground/`).
 
 Routes under `/judged-rag`: `/invoke`, `/batch`, `/stream`, `/stream_log`,
 `/stream_events`, `/input_schema`, `/output_schema`, `/config_schema`, `/playground/`.
+At `/`, a page to ask a question and see the run's decisions as it goes
+(`judged_rag.serve.page`); its files are the only routes served without the API key.
 
 What this adapter adds to a bare `add_routes(app, graph)`:
 
@@ -122,6 +124,7 @@ from judged_rag.core.inputs import validate_input
 from judged_rag.errors import InvalidInputError
 from judged_rag.graph.builder import Graph
 from judged_rag.http_guard import BODY_METHODS, RequestGuard, read_body, replaying
+from judged_rag.serve.page import PUBLIC_PATHS, add_page
 from judged_rag.state import OutputState, State
 
 logger = logging.getLogger(__name__)
@@ -579,16 +582,17 @@ class _HeadGuard:
             body_done = message["type"] != "http.request" or not message.get("more_body", False)
             return message
 
-        refusal = self._check_head(headers, scope["path"])
+        refusal = self._check_head(headers, scope["method"], scope["path"])
         if refusal is not None:
             await refusal(scope, receive, send_closing)
             return
         await self.app(scope, receive_in_time, send_closing)
 
-    def _check_head(self, headers: Headers, path: str) -> Response | None:
+    def _check_head(self, headers: Headers, method: str, path: str) -> Response | None:
         if len(path) > MAX_PATH_CHARS:
             return _refuse(414, f"the path is longer than {MAX_PATH_CHARS} characters")
-        if self.key is not None:
+        public = method in ("GET", "HEAD") and path in PUBLIC_PATHS
+        if self.key is not None and not public:
             given = headers.get(API_KEY_HEADER, "").encode("utf-8")
             if not hmac.compare_digest(given, self.key):
                 response = _refuse(401, f"missing or invalid {API_KEY_HEADER} header")
@@ -850,6 +854,7 @@ def create_app(
         enable_feedback_endpoint=False,
         enable_public_trace_link_endpoint=False,
     )
+    add_page(app, graph.nodes)
     # The last middleware added runs first: the head's checks, then Host, content type
     # and size (reading the body, in time), then the body's own checks.
     app.add_middleware(_BodyGuard, max_batch=max_batch)
