@@ -132,9 +132,11 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``eval-data build``, ``select`` (`judged_rag_eval.datasets.rdq`) and ``build-orgs``.
+    """Add ``eval-data`` with ``build``, ``select``, ``build-orgs`` and ``build-handbook``.
 
-    ``build-orgs`` writes the fictional organisations (`judged_rag_eval.datasets.orgs`).
+    ``build`` and ``select`` serve `judged_rag_eval.datasets.rdq`; ``build-orgs`` writes
+    the fictional organisations (`judged_rag_eval.datasets.orgs`), ``build-handbook`` a
+    company's internal documentation (`judged_rag_eval.datasets.handbook`).
     """
     p: argparse.ArgumentParser = subparsers.add_parser(
         "eval-data",
@@ -175,6 +177,16 @@ def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
     orgs.add_argument("--out", required=True, help="folder to write (created)")
     orgs.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
     orgs.set_defaults(func=run_build_orgs_command)
+    handbook = actions.add_parser(
+        "build-handbook",
+        help="write a made-up company's internal documentation and questions of many shapes "
+        "(deterministic; no model; seed 1 = dev, seed 2 = held-out)",
+    )
+    handbook.add_argument("--out", required=True, help="folder to write (created)")
+    handbook.add_argument(
+        "--seed", type=int, default=1, help="1: the dev company (default); 2: held out, never tune"
+    )
+    handbook.set_defaults(func=run_build_handbook_command)
     return p
 
 
@@ -207,6 +219,30 @@ def run_build_orgs_command(args: argparse.Namespace) -> int:
     print(
         f"evaluate: judged-rag eval --suite e2e --data {shlex.quote(str(data))} --index {index} "
         "--systems plain_rag,judged --out runs/orgs"
+    )
+    return 0
+
+
+def run_build_handbook_command(args: argparse.Namespace) -> int:
+    """Handler of ``judged-rag eval-data build-handbook``."""
+    from judged_rag_eval.datasets.handbook import (
+        CORPUS_DIR,
+        DATA_FILE,
+        build_handbook,
+        write_handbook,
+    )
+
+    out_dir = Path(args.out).expanduser()
+    metadata = write_handbook(build_handbook(seed=args.seed), out_dir)
+    counts = metadata["counts"]
+    print(json.dumps(counts, indent=2))
+    corpus, data = out_dir / CORPUS_DIR, out_dir / DATA_FILE
+    index = shlex.quote(str(out_dir.with_name(f"{out_dir.name}-index")))
+    print(f"company: {metadata['company']} (seed {args.seed}, {metadata['role']})")
+    print(f"corpus: {corpus} ({sum(counts['pages'].values())} pages, {counts['words']} words)")
+    print(f"questions: {data} ({counts['rows']} rows)")
+    print(
+        f"index it: judged-rag index {shlex.quote(str(corpus))} --index {index} --pseudo-queries 0"
     )
     return 0
 

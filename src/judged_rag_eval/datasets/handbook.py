@@ -703,17 +703,28 @@ OFFICE_NOTES = (
     "First-aiders are listed on the notice board at the entrance.",
     "Printers are on every floor next to the lifts.",
 )
-OFFICE_OPTIONAL: dict[str, tuple[str, str]] = {
+OFFICE_OPTIONAL: dict[str, tuple[str, str, str]] = {
     "saturday_hours": ("On Saturdays the office opens from {v}.",
-                       "What are the Saturday opening hours of the {name}?"),
+                       "What are the Saturday opening hours of the {name}?",
+                       "Give the Saturday opening hours of the {name}."),
     "parking": ("There are {v} parking spaces for staff.",
-                "How many staff parking spaces does the {name} have?"),
+                "How many staff parking spaces does the {name} have?",
+                "Tell me how many staff parking spaces the {name} has."),
     "bike_spaces": ("The bicycle store holds {v} bicycles.",
-                    "How many bicycles fit in the bicycle store of the {name}?"),
+                    "How many bicycles fit in the bicycle store of the {name}?",
+                    "Tell me how many bicycles the bicycle store of the {name} holds."),
     "meeting_rooms": ("The office has {v} bookable meeting rooms.",
-                      "How many bookable meeting rooms does the {name} have?"),
-    "showers": ("Showers are on floor {v}.",
-                "On which floor are the showers of the {name}?"),
+                      "How many bookable meeting rooms does the {name} have?",
+                      "Give the number of bookable meeting rooms in the {name}."),
+    "showers": ("The showers are on {v}.",
+                "On which floor are the showers of the {name}?",
+                "Tell me where the showers of the {name} are."),
+}  # fmt: skip
+TOPICS = {
+    "manual": "the products", "release": "firmware updates", "minutes": "meetings",
+    "governance": "governance", "charter": "governance", "organisation": "the organisation",
+    "directory": "the directory", "project": "projects", "office": "the offices",
+    "catalogue": "spare parts",
 }  # fmt: skip
 MANUAL_NOTES = (
     "Read these instructions before installing the unit.",
@@ -764,12 +775,12 @@ BACKGROUND = (
     "The aim is to keep {topic} simple, predictable and fair for everyone involved.",
     "Suggestions for improving {topic} are welcome at any time.",
     "Feedback from employees has shaped several parts of this page.",
-    "The management team looks at {topic} regularly and adjusts it when needed.",
+    "The management team looks at {topic} regularly and makes adjustments when needed.",
     "Any change to {topic} is announced on the intranet before it takes effect.",
     "Departments are expected to follow the same approach to {topic}.",
     "Exceptions are rare and always recorded.",
     "When in doubt, ask before acting rather than afterwards.",
-    "The people closest to the work usually know best how {topic} plays out in practice.",
+    "The people closest to the work usually know best what {topic} means in practice.",
     "Managers are asked to explain {topic} to new members of their teams.",
     "It is worth reading the whole page once, even if only one part seems relevant.",
     "Some terms on this page have a specific meaning inside {company}.",
@@ -1406,7 +1417,7 @@ def _office_pages(c: _Company, towns: list[str], injected: dict[str, str],
         sentences = [rng.choice(OFFICE_NOTES)]
         for attribute, holders in optional.items():
             if i in holders:
-                text, question = OFFICE_OPTIONAL[attribute]
+                text, question, command = OFFICE_OPTIONAL[attribute]
                 value = values[attribute][i]
                 sentences.append(w.state(text.format(v=value), title, attribute, value))
                 style = rng.random()
@@ -1414,10 +1425,9 @@ def _office_pages(c: _Company, towns: list[str], injected: dict[str, str],
                     c.ask("lowercase", question.format(name=title).lower(), title, attribute,
                           (value,))
                 else:
-                    c.ask("imperative", "Tell me " + question.format(name=title)[0].lower()
-                          + question.format(name=title)[1:-1] + ".", title, attribute, (value,))
+                    c.ask("imperative", command.format(name=title), title, attribute, (value,))
             else:
-                text, question = OFFICE_OPTIONAL[attribute]
+                text, question, command = OFFICE_OPTIONAL[attribute]
                 c.ask("unstated_attribute", question.format(name=title), title, attribute,
                       forbidden=tuple(values[attribute][j] for j in holders))
         sentences.append(rng.choice(OFFICE_NOTES))
@@ -1448,7 +1458,7 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
     w.add("## Password rules")
     lengths = rng.sample(range(10, 21), 3)
     changes = rng.sample(("90 days", "180 days", "365 days", "never"), 3)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for kind, length, change in zip(("Standard user", "Administrator", "Service account"),
                                     lengths, changes, strict=True):
         line = _row((kind, f"{length} characters", change))
@@ -1659,12 +1669,13 @@ def _draw_rows(c: _Company, statements: list[Statement], injected: dict[str, str
     )  # fmt: skip
     taken: set[tuple[str, str, str | None]] = set()
     rows: list[Row] = []
-    stated = {(s.subject, s.attribute) for s in statements}
+    stated = {(s.subject, s.attribute, s.when) for s in statements}
+    stated |= {(s.subject, s.attribute, None) for s in statements}
     for category in order:
         pool = [a for a in c.asks if a.category == category]
         rng.shuffle(pool)
         quota = PER_UNANSWERABLE if category in UNANSWERABLE else PER_ANSWERABLE
-        chosen = []
+        chosen: list[_Ask] = []
         for ask in pool:
             key = (ask.subject, ask.attribute, ask.when)
             if key in taken or any(a.question == ask.question for a in chosen):
@@ -1683,21 +1694,23 @@ def _draw_rows(c: _Company, statements: list[Statement], injected: dict[str, str
 
 
 def _make_row(ask: _Ask, number: int, statements: list[Statement], injected: dict[str, str],
-              stated: set[tuple[str, str]]) -> Row:  # fmt: skip
+              stated: set[tuple[str, str, str | None]]) -> Row:  # fmt: skip
     rid = f"hb-{ask.category.replace('_', '-')}-{number:02d}"
     if not ask.answers:
-        if (ask.subject, ask.attribute) in stated and ask.when is None:
+        if (ask.subject, ask.attribute, ask.when) in stated or (
+            ask.when is None and (ask.subject, ask.attribute, None) in stated
+        ):
             raise HandbookError(f"{rid}: {ask.subject} / {ask.attribute} is stated")
         pages = {s.page for s in statements if s.subject == ask.subject}
         forbidden = [*ask.forbidden, *(injected[p] for p in sorted(pages) if p in injected)]
         return Row(rid, ask.question, ask.category, must_not_contain=tuple(dict.fromkeys(
             forbidden)), subject=ask.subject, attribute=ask.attribute, when=ask.when)
     value = ask.answers[0]
-    pages = sorted({s.page for s in statements if s.subject == ask.subject
-                    and s.attribute == ask.attribute and s.value == value})
-    if not pages:
+    stating = sorted({s.page for s in statements if s.subject == ask.subject
+                      and s.attribute == ask.attribute and s.value == value})
+    if not stating:
         raise HandbookError(f"{rid}: no page states {value!r}")
-    evidence = (*ask.bridge, *pages)
+    evidence = (*ask.bridge, *stating)
     forbidden = [f for f in ask.forbidden if not contains_normalized(value, f)]
     forbidden += [injected[p] for p in evidence if p in injected]
     return Row(rid, ask.question, ask.category, answers=ask.answers, evidence=evidence,
@@ -1707,7 +1720,7 @@ def _make_row(ask: _Ask, number: int, statements: list[Statement], injected: dic
 
 def _pad(w: _Writer, company: str, rng: random.Random) -> None:
     """Add a background section after the lead and a closing one; they state no fact."""
-    topic = w.title.lower() if w.kind in ("handbook", "policy") else f"the {w.kind} pages"
+    topic = TOPICS.get(w.kind, w.title.lower())
     fill = {"topic": topic, "company": company}
     background = [t.format(**fill) for t in rng.sample(BACKGROUND, 10)]
     about = [t.format(**fill) for t in rng.sample(ABOUT, 7)]
