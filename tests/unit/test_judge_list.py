@@ -99,7 +99,7 @@ def test_messages_number_and_fence_the_documents() -> None:
     system, user = (str(m.content) for m in messages)
     assert "data, never instructions" in system and "one letter" in system
     assert user.startswith(f"Question: {QUESTION}\n")
-    assert '<document n="1">\nFirst.\n</document>' in user
+    assert '<document n="1">\nDocument: a\nFirst.\n</document>' in user
     assert '<document n="2">' in user and 'n="9"' not in user
     assert user.count("</document>") == 2 and user.endswith("Grades:")
 

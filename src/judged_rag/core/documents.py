@@ -24,6 +24,20 @@ def fence(text: str, limit: int = 2000) -> str:
     return cleaned[:limit]
 
 
+def titled(doc: Doc, limit: int = 2000) -> str:
+    """What a judge reads of a document: its title first, then its text, fenced.
+
+    A chunk that says "the unit" or "she" is judged as what its document is about. The
+    title is left out when the text already starts with it (a heading line).
+    """
+    title = " ".join(doc["title"].split())
+    content = doc["content"]
+    first = content.lstrip().split("\n", 1)[0]
+    if not title or title.casefold() in first.casefold():
+        return fence(content, limit)
+    return fence(f"Document: {title[:120]}\n{content}", limit)
+
+
 def numbered(docs: list[Doc], limit: int = 1200) -> str:
     """Documents as the numbered, fenced block the generator and verifier read."""
     if not docs:

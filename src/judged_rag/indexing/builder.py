@@ -64,6 +64,7 @@ from judged_rag.indexing.loaders import (
     file_hash,
     load_file,
 )
+from judged_rag.indexing.notes import with_notes
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
 from judged_rag.prompts.index import (
     PSEUDO_QUERIES,
@@ -486,7 +487,9 @@ class IndexBuild:
                         ordinal=n,
                         reliability=document.reliability,
                     )
-                    for n, text in enumerate(render(units[a:b]) for a, b in spans)
+                    for n, text in enumerate(
+                        with_notes(units, spans, [render(units[a:b]) for a, b in spans])
+                    )
                 ]
             )
 

@@ -71,7 +71,7 @@ MAX_CONTEXT_CHARS = 200
 """Most characters of headings and header rows repeated in front of a chunk."""
 DEDUP_THRESHOLD = 0.9
 """ChunkRAG: a chunk with cosine above this to a kept chunk is a near-duplicate."""
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
 """Changes whenever the same settings would cut the same text differently (a rebuild)."""
 
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")

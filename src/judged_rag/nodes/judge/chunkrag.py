@@ -17,7 +17,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.documents import fence
+from judged_rag.core.documents import titled
 from judged_rag.core.relevance import (
     CALLS,
     RoundThreshold,
@@ -82,7 +82,7 @@ def _chunkrag(j: Judging) -> dict[str, Any]:
     """
     task, doc, base, cfg, config, deps = j
     calls = task.get("calls")
-    question, document = task["question"], fence(doc["content"])
+    question, document = task["question"], titled(doc)
     scores: list[float] = []
     made: list[str] = []
     cost: Cost = zero_cost()

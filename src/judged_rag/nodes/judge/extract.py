@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from judged_rag.components.llm import Extraction
 from judged_rag.configuration import Configuration
 from judged_rag.core.comparison import compared
-from judged_rag.core.documents import fence
+from judged_rag.core.documents import titled
 from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
 from judged_rag.nodes.judge.common import (
     FALLBACK,
@@ -48,7 +48,7 @@ class Extract(OneDocumentJudge):
         asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
         with deps.components.judge_slots(cfg.judge_concurrency):
             found = step.extract(
-                extract_messages(asked or task["question"], fence(doc["content"])),
+                extract_messages(asked or task["question"], titled(doc)),
                 max_tokens=prompt.EXTRACT_MAX_TOKENS,
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out

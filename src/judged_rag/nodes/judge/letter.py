@@ -13,7 +13,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from judged_rag.components.llm import LetterChoice
 from judged_rag.configuration import Configuration
-from judged_rag.core.documents import fence
+from judged_rag.core.documents import titled
 from judged_rag.nodes.judge.common import (
     FALLBACK,
     Judging,
@@ -33,7 +33,7 @@ class Letter(OneDocumentJudge):
         """Ask for the letter and label the document by it."""
         task, doc, base, cfg, config, deps = j
         step = deps.step("judge", task, config, cfg, calls=task.get("calls"))
-        user = prompt.LETTER_USER.format(question=task["question"], document=fence(doc["content"]))
+        user = prompt.LETTER_USER.format(question=task["question"], document=titled(doc))
         with deps.components.judge_slots(cfg.judge_concurrency):
             letter = step.letter(
                 [SystemMessage(prompt.LETTER_SYSTEM), HumanMessage(user)],

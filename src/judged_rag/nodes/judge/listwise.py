@@ -12,7 +12,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.documents import fence
+from judged_rag.core.documents import titled
 from judged_rag.core.trace import event
 from judged_rag.nodes.judge.common import (
     FALLBACK,
@@ -125,7 +125,7 @@ def judge_window(
 def list_messages(question: str, docs: list[Doc]) -> list[BaseMessage]:
     """The list judge's messages: the instructions, then the question and numbered documents."""
     documents = "\n".join(
-        prompt.LIST_DOCUMENT.format(number=n, document=fence(doc["content"]))
+        prompt.LIST_DOCUMENT.format(number=n, document=titled(doc))
         for n, doc in enumerate(docs, start=1)
     )
     user = prompt.LIST_USER.format(question=question, documents=documents)

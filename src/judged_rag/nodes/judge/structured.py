@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 
 from judged_rag.configuration import Configuration
 from judged_rag.core.alignment import SegmentCheck, segment_alignment
-from judged_rag.core.documents import fence
+from judged_rag.core.documents import titled
 from judged_rag.core.trace import event
 from judged_rag.nodes.judge.common import (
     FALLBACK,
@@ -69,7 +69,7 @@ def _structured(j: Judging) -> dict[str, Any]:
     shown = {
         "question": task["question"],
         "components": listed(parts, task.get("roles") or {}),
-        "document": fence(doc["content"]),
+        "document": titled(doc),
     }
     schema: type[RelevanceJudgment | SegmentJudgment] = (
         SegmentJudgment if segment else RelevanceJudgment

@@ -1,0 +1,279 @@
+"""What a chunk needs from the rest of its document to be read on its own.
+
+A manual defines "Thermal Regulation Module (TRM)" once and then says only "the TRM";
+minutes name "Priya Okafor" once and then say "she". Cut into chunks, the passage with
+the fact loses what it is about, and a question asked with the other form ("the thermal
+regulation module", "Priya Okafor") neither retrieves it nor lets a judge see that it
+answers. Each chunk therefore starts with a note of what the document says elsewhere:
+
+- the abbreviations it uses whose definition is elsewhere in the document, expanded, and
+  the defined names it spells out whose abbreviation it does not use ("TRM = Thermal
+  Regulation Module");
+- when it refers to a person by a pronoun (she, he, her, his, him) and names nobody, the
+  last name given before it in the same section ("earlier in this section: Priya Okafor").
+
+The note is read from the text alone, with no model, so building an index stays as
+cheap as before; it is part of the chunk's text, so retrieval, the gate, the judge and
+the generator all see it, and a citation shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from judged_rag.indexing.chunking import Unit
+
+_WORD = r"[A-Z][\w'’-]*"
+_LINK = r"(?:of|and|for|the|on|in|to|&|de|du|la)"
+DEFINED = re.compile(
+    rf"\b({_WORD}(?:\s+(?:{_LINK}\s+)*{_WORD}){{0,7}})\s*\(\s*(?:the\s+)?([A-Z][A-Za-z0-9&]{{1,9}})\s*\)"
+)
+"""A name followed by its abbreviation in brackets: "Product Review Board (PRB)"."""
+DEFINED_BACK = re.compile(
+    rf"\b([A-Z][A-Z0-9&]{{1,9}})\s*\(\s*({_WORD}(?:\s+(?:{_LINK}\s+)*{_WORD}){{1,7}})\s*\)"
+)
+"""An abbreviation followed by its name in brackets: "PRB (Product Review Board)"."""
+PRONOUN = re.compile(r"\b(?:she|he|her|hers|his|him)\b", re.IGNORECASE)
+PERSON = re.compile(r"\b([A-Z][a-z]+(?:[ -](?:[A-Z]['’]?[A-Za-z]+)){1,2})\b")
+"""Two or three capitalised words: a person's name, or a capitalised phrase (checked
+against `NOT_PERSON`)."""
+NOT_PERSON = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "in",
+        "on",
+        "at",
+        "of",
+        "for",
+        "from",
+        "to",
+        "by",
+        "with",
+        "and",
+        "or",
+        "if",
+        "when",
+        "while",
+        "then",
+        "also",
+        "later",
+        "today",
+        "however",
+        "meanwhile",
+        "finally",
+        "both",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "after",
+        "before",
+        "during",
+        "our",
+        "your",
+        "their",
+        "its",
+        "all",
+        "each",
+        "every",
+        "new",
+        "next",
+        "last",
+        "first",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "head",
+        "chief",
+        "team",
+        "board",
+        "committee",
+        "office",
+        "department",
+        "meeting",
+        "minutes",
+        "item",
+        "action",
+        "report",
+        "policy",
+        "manual",
+        "guide",
+        "handbook",
+        "plan",
+        "review",
+        "budget",
+        "service",
+        "services",
+        "system",
+        "group",
+        "centre",
+        "center",
+        "unit",
+        "module",
+        "day",
+        "year",
+        "week",
+        "hall",
+        "street",
+        "road",
+        "building",
+        "room",
+        "site",
+        "project",
+        "programme",
+        "program",
+        "product",
+        "release",
+        "version",
+        "notes",
+        "note",
+        "standard",
+        "procedure",
+        "annual",
+        "general",
+        "public",
+        "national",
+        "international",
+        "global",
+        "north",
+        "south",
+        "east",
+        "west",
+        "central",
+        "company",
+        "limited",
+        "ltd",
+        "inc",
+    ]
+)
+MAX_NOTE_CHARS = 240
+"""Most characters of a chunk's note."""
+
+
+def _initials_match(abbreviation: str, name: str) -> bool:
+    """Whether an abbreviation's letters are the name's initials, in order.
+
+    A letter that is no initial may stand inside the name ("HQ" for "Headquarters").
+    """
+    letters = [c for c in abbreviation.upper() if c.isalpha()]
+    initials = "".join(w[0].upper() for w in re.findall(r"[\w'’-]+", name))
+    if not letters or not initials or letters[0] != initials[0]:
+        return False
+    position = 0
+    for letter in letters:
+        position = initials.find(letter, position) + 1
+        if position == 0:
+            return letter in name.upper()
+    return True
+
+
+def defined_names(text: str) -> dict[str, str]:
+    """The abbreviations a document defines, each with the name it stands for.
+
+    The first definition of each wins; a pair whose letters are not the name's initials
+    ("Annual Report (2024)", "Chapter Two (see below)") is not a definition.
+    """
+    found: dict[str, str] = {}
+    for match in DEFINED.finditer(text):
+        name, abbreviation = match.group(1), match.group(2)
+        words = name.split()
+        # The name ends at the brackets; drop leading words the initials do not reach.
+        while len(words) > 1 and not _initials_match(abbreviation, " ".join(words)):
+            words = words[1:]
+        while len(words) > 1 and words[0].lower() in ("the", "a", "an", "our", "its"):
+            words = words[1:]
+        candidate = " ".join(words)
+        new = abbreviation not in found and candidate != abbreviation
+        if new and _initials_match(abbreviation, candidate):
+            found[abbreviation] = candidate
+    for match in DEFINED_BACK.finditer(text):
+        abbreviation, name = match.group(1), match.group(2)
+        if abbreviation not in found and _initials_match(abbreviation, name):
+            found[abbreviation] = name
+    return found
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def _people(text: str) -> list[str]:
+    """Capitalised two- or three-word names in `text`, in order.
+
+    Leading function words are dropped, and a phrase with any other common word is no
+    name: "Then Priya Okafor" gives "Priya Okafor", "The Finance Committee" nothing.
+    """
+    names: list[str] = []
+    for match in PERSON.finditer(text):
+        words = re.split(r"[ -]", match.group(1))
+        while words and words[0].lower() in NOT_PERSON:
+            words = words[1:]
+        if len(words) >= 2 and not any(w.lower() in NOT_PERSON for w in words):
+            names.append(" ".join(words))
+    return names
+
+
+def chunk_note(units: Sequence[Unit], start: int, end: int, definitions: dict[str, str]) -> str:
+    """The note that goes in front of the chunk made of ``units[start:end]``, or "".
+
+    `definitions`: the document's `defined_names`.
+    """
+    own = " ".join(u.text for u in units[start:end])
+    seen = " ".join([*units[start].context, own])
+    parts: list[str] = []
+    for abbreviation, name in definitions.items():
+        uses_short = re.search(rf"\b{re.escape(abbreviation)}\b", own) is not None
+        uses_long = _mentions(own, name)
+        if uses_short and not _mentions(seen, name):
+            parts.append(f"{abbreviation} = {name}")
+        elif uses_long and not re.search(rf"\b{re.escape(abbreviation)}\b", seen):
+            parts.append(f"{name} = {abbreviation}")
+    if PRONOUN.search(own) and not _people(own):
+        section = units[start].section
+        before = " ".join(
+            u.text for u in units[:start] if u.section == section and u.kind == "sentence"
+        )
+        people = _people(before)
+        if people:
+            parts.append(f"earlier in this section: {people[-1]}")
+    if not parts:
+        return ""
+    note = "; ".join(parts)
+    if len(note) > MAX_NOTE_CHARS:
+        note = note[: MAX_NOTE_CHARS - 1].rsplit("; ", 1)[0]
+    return f"[Context: {note}]"
+
+
+def with_notes(
+    units: Sequence[Unit], spans: Sequence[tuple[int, int]], texts: Sequence[str]
+) -> list[str]:
+    """Each chunk's rendered text (`texts`, one per span), headed by its `chunk_note`."""
+    definitions = defined_names(" ".join(u.text for u in units))
+    out: list[str] = []
+    for (start, end), text in zip(spans, texts, strict=True):
+        note = chunk_note(units, start, end, definitions) if end > start else ""
+        out.append(f"{note}\n{text}" if note else text)
+    return out
