@@ -617,9 +617,9 @@ COMMITTEE_PURPOSES = (
     "oversees the work in its area and reports to the management team",
 )
 MEETINGS = (
-    "on the first Tuesday of each month", "every second Thursday",
-    "on the last Wednesday of each month", "every Monday morning",
-    "on the third Friday of each month", "once a quarter",
+    "first Tuesday of each month", "second Thursday of each month",
+    "last Wednesday of each month", "first Monday of each quarter",
+    "third Friday of each month", "last Thursday of each quarter",
 )  # fmt: skip
 ROLES = (
     "Head of Finance", "Head of People", "Head of IT", "Head of Facilities", "Head of Legal",
@@ -1020,8 +1020,10 @@ def _handbook_pages(c: _Company) -> None:
     for section in HANDBOOK:
         w = _Writer(section.title, "handbook", _date(rng, PRESENT - rng.randint(0, 1)))
         facts = list(section.facts)
-        w.add(rng.choice(FILLER_HANDBOOK), f"It describes how {c.name} handles "
-              f"{section.title.lower()}.")
+        w.add(
+            rng.choice(FILLER_HANDBOOK),
+            f"It describes how {c.name} handles {section.title.lower()}.",
+        )
         per = -(-len(facts) // len(section.headings))
         for i, heading in enumerate(section.headings):
             w.add(f"## {heading}")
@@ -1032,28 +1034,51 @@ def _handbook_pages(c: _Company) -> None:
                 value = rng.choice(fact.values)
                 sentence = rng.choice(fact.says).format(v=value)
                 sentences.append(w.state(sentence, section.title, fact.attribute, value))
-                c.ask("no_name", _cap(rng.choice(fact.asks)), section.title, fact.attribute,
-                      (value,))
-                c.ask("imperative", rng.choice(fact.tells), section.title, fact.attribute,
-                      (value,))
-                c.ask("lowercase", f"at {c.name.lower()}, {rng.choice(fact.asks)}",
-                      section.title, fact.attribute, (value,))
+                c.ask(
+                    "no_name", _cap(rng.choice(fact.asks)), section.title, fact.attribute, (value,)
+                )
+                c.ask("imperative", rng.choice(fact.tells), section.title, fact.attribute, (value,))
+                c.ask(
+                    "lowercase",
+                    f"at {c.name.lower()}, {rng.choice(fact.asks)}",
+                    section.title,
+                    fact.attribute,
+                    (value,),
+                )
                 if fact.may:
-                    c.ask("yes_no", rng.choice(fact.may), section.title, fact.attribute,
-                          (value,))
+                    c.ask("yes_no", rng.choice(fact.may), section.title, fact.attribute, (value,))
             sentences.append(notes[1])
             w.add(*sentences)
         if section.title == "Training budget":
             value = rng.choice(TRAINING_BUDGETS)
             w.add("## Yearly amount")
-            w.add(w.state(f"For {training_year} the training budget is {value} per employee.",
-                          section.title, "training_budget", value, training_year),
-                  "The amount is set each year by the management team.")
-            c.ask("no_name", "How large is this year's training budget per employee?",
-                  section.title, "training_budget", (value,), when=training_year)
+            w.add(
+                w.state(
+                    f"For {training_year} the training budget is {value} per employee.",
+                    section.title,
+                    "training_budget",
+                    value,
+                    training_year,
+                ),
+                "The amount is set each year by the management team.",
+            )
+            c.ask(
+                "no_name",
+                "How large is this year's training budget per employee?",
+                section.title,
+                "training_budget",
+                (value,),
+                when=training_year,
+            )
             for year in rng.sample(range(PRESENT - 6, PRESENT), 2):
-                c.ask("unstated_date", f"What was the training budget per employee in {year}?",
-                      section.title, "training_budget", when=str(year), forbidden=(value,))
+                c.ask(
+                    "unstated_date",
+                    f"What was the training budget per employee in {year}?",
+                    section.title,
+                    "training_budget",
+                    when=str(year),
+                    forbidden=(value,),
+                )
         for change in section.changes:
             old, new = rng.choice(change.pairs)
             year = rng.randint(PRESENT - 2, PRESENT)
@@ -1061,18 +1086,43 @@ def _handbook_pages(c: _Company) -> None:
             now, before = f"{new} {change.unit}", f"{old} {change.unit}"
             w.add(f"## {_cap(change.noun)}")
             w.add(
-                w.state(f"From {month} {year} the {change.noun} is {now} (previously {before}).",
-                        section.title, change.attribute, now, str(year)),
+                w.state(
+                    f"From {month} {year} the {change.noun} is {now} (previously {before}).",
+                    section.title,
+                    change.attribute,
+                    now,
+                    str(year),
+                ),
                 rng.choice(FILLER_HANDBOOK),
             )
-            w.statements.append(Statement(w.title, section.title, change.attribute, before,
-                                          f"previously {before}", str(year - 1)))
+            w.statements.append(
+                Statement(
+                    w.title,
+                    section.title,
+                    change.attribute,
+                    before,
+                    f"previously {before}",
+                    str(year - 1),
+                )
+            )
             for question in change.asks[:1]:
-                c.ask("changed", _cap(question), section.title, change.attribute, (now,),
-                      forbidden=(before,))
+                c.ask(
+                    "changed",
+                    _cap(question),
+                    section.title,
+                    change.attribute,
+                    (now,),
+                    forbidden=(before,),
+                )
             for later in rng.sample(range(PRESENT + 1, PRESENT + 5), 2):
-                c.ask("unstated_date", f"What will the {change.noun} be in {later}?",
-                      section.title, change.attribute, when=str(later), forbidden=(now,))
+                c.ask(
+                    "unstated_date",
+                    f"What will the {change.noun} be in {later}?",
+                    section.title,
+                    change.attribute,
+                    when=str(later),
+                    forbidden=(now,),
+                )
         c.writers.append(w)
 
 
@@ -1118,16 +1168,33 @@ def _product_fact(
     ref = f"the {p.abbrev}" if by_abbrev else rng.choice(("the unit", "the device"))
     sentence = w.state(_cap(text.format(ref=ref, v=value)), p.full, attribute, value)
     forbidden = tuple(o for o in others if o != value)
-    c.ask("abbrev_to_full", question.format(name=p.full), p.full, attribute, (value,),
-          forbidden=forbidden)
+    c.ask(
+        "abbrev_to_full",
+        question.format(name=p.full),
+        p.full,
+        attribute,
+        (value,),
+        forbidden=forbidden,
+    )
     if not by_abbrev:
-        c.ask("full_to_abbrev", question.format(name=p.abbrev), p.full, attribute, (value,),
-              forbidden=forbidden)
+        c.ask(
+            "full_to_abbrev",
+            question.format(name=p.abbrev),
+            p.full,
+            attribute,
+            (value,),
+            forbidden=forbidden,
+        )
     name = rng.choice((p.abbrev, p.full))
-    c.ask("lowercase", question.format(name=name).lower(), p.full, attribute, (value,),
-          forbidden=forbidden)
-    c.ask("imperative", command.format(name=name), p.full, attribute, (value,),
-          forbidden=forbidden)
+    c.ask(
+        "lowercase",
+        question.format(name=name).lower(),
+        p.full,
+        attribute,
+        (value,),
+        forbidden=forbidden,
+    )
+    c.ask("imperative", command.format(name=name), p.full, attribute, (value,), forbidden=forbidden)
     return sentence
 
 
@@ -1170,10 +1237,17 @@ def _manual_pages(c: _Company, products: list[_Product], injected: dict[str, str
             rows.append((label, value))
             name = rng.choice((p.full, p.abbrev))
             others = tuple(v for v in spec[attribute] if v != value)
-            c.ask("table", question.format(name=name), p.full, attribute, (value,),
-                  forbidden=others)
-            c.ask("imperative", command.format(name=name), p.full, attribute, (value,),
-                  forbidden=others)
+            c.ask(
+                "table", question.format(name=name), p.full, attribute, (value,), forbidden=others
+            )
+            c.ask(
+                "imperative",
+                command.format(name=name),
+                p.full,
+                attribute,
+                (value,),
+                forbidden=others,
+            )
         w.table(("Property", "Value"), rows)
         w.add("## Installation")
         sentences = [rng.choice(MANUAL_NOTES)]
@@ -1186,30 +1260,74 @@ def _manual_pages(c: _Company, products: list[_Product], injected: dict[str, str
             lead = f"{rng.choice((3, 5, 7, 10, 14, 21, 28))} working days"
             p.parts.append((kind, code, lead))
             ref = rng.choice(("the unit", "the device", f"the {p.abbrev}"))
-            sentences.append(w.state(f"{_cap(ref)} is fitted with a {code} {kind}.", p.full,
-                                     f"part:{kind}", code))
+            sentences.append(
+                w.state(
+                    f"{_cap(ref)} is fitted with a {code} {kind}.", p.full, f"part:{kind}", code
+                )
+            )
         for attribute in ("startup", "network"):
             text, question, command, _v = PRODUCT_FACTS[attribute]
-            sentences.append(_product_fact(c, w, p, attribute, facts[attribute][i],
-                                           facts[attribute], text, question, command))
+            sentences.append(
+                _product_fact(
+                    c,
+                    w,
+                    p,
+                    attribute,
+                    facts[attribute][i],
+                    facts[attribute],
+                    text,
+                    question,
+                    command,
+                )
+            )
         w.add(*sentences)
         w.add("## Operation")
         sentences = [rng.choice(MANUAL_NOTES)]
         for attribute in ("fault_light", "readings", "reset_hold"):
             text, question, command, _v = PRODUCT_FACTS[attribute]
-            sentences.append(_product_fact(c, w, p, attribute, facts[attribute][i],
-                                           facts[attribute], text, question, command))
+            sentences.append(
+                _product_fact(
+                    c,
+                    w,
+                    p,
+                    attribute,
+                    facts[attribute][i],
+                    facts[attribute],
+                    text,
+                    question,
+                    command,
+                )
+            )
         for attribute in p.optional:
             text, question, command, _v = PRODUCT_OPTIONAL[attribute]
-            sentences.append(_product_fact(c, w, p, attribute, optional[attribute][i],
-                                           optional[attribute], text, question, command))
+            sentences.append(
+                _product_fact(
+                    c,
+                    w,
+                    p,
+                    attribute,
+                    optional[attribute][i],
+                    optional[attribute],
+                    text,
+                    question,
+                    command,
+                )
+            )
         w.add(*sentences)
         w.add("## Warranty")
-        sentences = [_product_fact(
-            c, w, p, "warranty", warranties[i], warranties,
-            "{ref} carries a warranty of {v} from the date of delivery.",
-            "How long is the warranty on the {name}?",
-            "Tell me the warranty period of the {name}.")]
+        sentences = [
+            _product_fact(
+                c,
+                w,
+                p,
+                "warranty",
+                warranties[i],
+                warranties,
+                "{ref} carries a warranty of {v} from the date of delivery.",
+                "How long is the warranty on the {name}?",
+                "Tell me the warranty period of the {name}.",
+            )
+        ]
         sentences.append("Damage caused by wrong installation is not covered.")
         w.add(*sentences)
         if p.page in injected:
@@ -1218,23 +1336,34 @@ def _manual_pages(c: _Company, products: list[_Product], injected: dict[str, str
         c.writers.append(w)
         for attribute, (_t, question, _c, _v) in PRODUCT_OPTIONAL.items():
             if attribute not in p.optional:
-                stated = [optional[attribute][j] for j, q in enumerate(products)
-                          if attribute in q.optional]
+                stated = [
+                    optional[attribute][j]
+                    for j, q in enumerate(products)
+                    if attribute in q.optional
+                ]
                 name = rng.choice((p.abbrev, p.full))
-                c.ask("unstated_attribute", question.format(name=name), p.full, attribute,
-                      forbidden=tuple(stated))
+                c.ask(
+                    "unstated_attribute",
+                    question.format(name=name),
+                    p.full,
+                    attribute,
+                    forbidden=tuple(stated),
+                )
     for kind in GHOST_PRODUCT_KINDS:
         ghost = f"{rng.choice(products).full.split()[0]} {kind}"
         c.ask("nonexistent", f"How long is the warranty on the {ghost}?", ghost, "warranty")
-        c.ask("nonexistent", f"What supply voltage does the {_abbrev(ghost)} need?", ghost,
-              "voltage")
+        c.ask(
+            "nonexistent", f"What supply voltage does the {_abbrev(ghost)} need?", ghost, "voltage"
+        )
 
 
 def _catalogue_page(c: _Company, products: list[_Product]) -> None:
     rng = c.rng
     w = _Writer("Spare parts catalogue", "catalogue", _date(rng, PRESENT))
-    w.add("Spare parts are ordered from the service desk by part code.",
-          "Lead times are from the order to dispatch from the central warehouse.")
+    w.add(
+        "Spare parts are ordered from the service desk by part code.",
+        "Lead times are from the order to dispatch from the central warehouse.",
+    )
     parts = [(kind, code, lead, p) for p in products for kind, code, lead in p.parts]
     rng.shuffle(parts)
     rows = []
@@ -1244,13 +1373,22 @@ def _catalogue_page(c: _Company, products: list[_Product]) -> None:
     w.add("## Parts")
     w.table(("Part code", "Description", "Lead time"), rows)
     w.add("## Ordering")
-    w.add("Urgent orders can be sent by courier at extra cost.",
-          "Parts under warranty are replaced free of charge.")
+    w.add(
+        "Urgent orders can be sent by courier at extra cost.",
+        "Parts under warranty are replaced free of charge.",
+    )
     c.writers.append(w)
     for kind, code, lead, p in parts:
         others = tuple({x[2] for x in parts if x[2] != lead})[:2]
-        c.ask("two_hop", f"What is the lead time for the {kind} fitted to the {p.abbrev}?",
-              code, "lead_time", (lead,), bridge=(p.page,), forbidden=others)
+        c.ask(
+            "two_hop",
+            f"What is the lead time for the {kind} fitted to the {p.abbrev}?",
+            code,
+            "lead_time",
+            (lead,),
+            bridge=(p.page,),
+            forbidden=others,
+        )
 
 
 def _release_pages(c: _Company, products: list[_Product]) -> None:
@@ -1265,24 +1403,37 @@ def _release_pages(c: _Company, products: list[_Product]) -> None:
         for number, version in enumerate(versions):
             date = _date(rng, year + number)
             w = _Writer(f"{p.abbrev} firmware {version} release notes", "release", date)
-            w.add(f"Firmware {version} for the {p.abbrev} was released on {date}.",
-                  rng.choice(RELEASE_NOTES))
+            w.add(
+                f"Firmware {version} for the {p.abbrev} was released on {date}.",
+                rng.choice(RELEASE_NOTES),
+            )
             w.add("## Changes to defaults")
             sentences = []
             for k, attribute in enumerate(defaults):
                 noun, unit, steps = PRODUCT_DEFAULTS[attribute]
                 if (number, k) in ((0, 0), (0, 1), (1, 2)):
                     before, now = f"{steps[0]} {unit}", f"{steps[1]} {unit}"
-                    sentences.append(w.state(
-                        f"From version {version} the default {noun} is {now} (previously "
-                        f"{before}).", p.full, attribute, now, version))
-                    w.statements.append(Statement(w.title, p.full, attribute, before,
-                                                  f"previously {before}"))
+                    sentences.append(
+                        w.state(
+                            f"From version {version} the default {noun} is {now} (previously "
+                            f"{before}).",
+                            p.full,
+                            attribute,
+                            now,
+                            version,
+                        )
+                    )
+                    w.statements.append(
+                        Statement(w.title, p.full, attribute, before, f"previously {before}")
+                    )
                     history[attribute] += [before, now]
                 elif (number, k) == (1, 0):
                     now = f"{steps[2]} {unit}"
-                    sentences.append(w.state(f"The default {noun} is now {now}.", p.full,
-                                             attribute, now, version))
+                    sentences.append(
+                        w.state(
+                            f"The default {noun} is now {now}.", p.full, attribute, now, version
+                        )
+                    )
                     history[attribute].append(now)
                 elif number == 1:
                     sentences.append(f"The default {noun} is unchanged.")
@@ -1293,11 +1444,23 @@ def _release_pages(c: _Company, products: list[_Product]) -> None:
         for attribute in defaults:
             noun = PRODUCT_DEFAULTS[attribute][0]
             current, *older = history[attribute][::-1]
-            c.ask("changed", f"What is the current default {noun} of the {p.abbrev}?", p.full,
-                  attribute, (current,), forbidden=tuple(older))
+            c.ask(
+                "changed",
+                f"What is the current default {noun} of the {p.abbrev}?",
+                p.full,
+                attribute,
+                (current,),
+                forbidden=tuple(older),
+            )
             later = f"{major + rng.randint(1, 2)}.0"
-            c.ask("unstated_date", f"What is the default {noun} of the {p.abbrev} in firmware "
-                  f"{later}?", p.full, attribute, when=later, forbidden=(current,))
+            c.ask(
+                "unstated_date",
+                f"What is the default {noun} of the {p.abbrev} in firmware {later}?",
+                p.full,
+                attribute,
+                when=later,
+                forbidden=(current,),
+            )
 
 
 def _people(c: _Company) -> tuple[dict[str, str], dict[str, str]]:
@@ -1317,8 +1480,10 @@ def _organisation_pages(c: _Company, roles: dict[str, str], offices: list[str]) 
         lines.append(w.state(f"- {role}: {person}", role, "holder", person))
     w.blocks.append("\n".join(lines))
     w.add("## Reporting lines")
-    w.add("Every head of department reports to the managing director.",
-          "Teams are listed on the intranet under each department.")
+    w.add(
+        "Every head of department reports to the managing director.",
+        "Teams are listed on the intranet under each department.",
+    )
     c.writers.append(w)
     d = _Writer("Staff directory", "directory", _date(rng, PRESENT))
     d.add("Office and phone extension of senior staff. Dial the extension from any desk phone.")
@@ -1332,20 +1497,37 @@ def _organisation_pages(c: _Company, roles: dict[str, str], offices: list[str]) 
         d.state(_row((person, office, extension)), person, "extension", extension, table=True)
         d.state(_row((person, office, extension)), person, "office", office, table=True)
         rows.append((person, office, extension))
-        c.ask("role", f"What is the phone extension of the {role.lower()}?", person,
-              "extension", (extension,), bridge=("Organisation",))
-        c.ask("role", f"In which office does the {role.lower()} work?", person, "office",
-              (office,), bridge=("Organisation",))
-        c.ask("imperative", f"Give me the phone extension of {person}.", person, "extension",
-              (extension,))
-        c.ask("lowercase", f"which office is {person.lower()} based in?", person, "office",
-              (office,))
+        c.ask(
+            "role",
+            f"What is the phone extension of the {role.lower()}?",
+            person,
+            "extension",
+            (extension,),
+            bridge=("Organisation",),
+        )
+        c.ask(
+            "role",
+            f"In which office does the {role.lower()} work?",
+            person,
+            "office",
+            (office,),
+            bridge=("Organisation",),
+        )
+        c.ask(
+            "imperative",
+            f"Give me the phone extension of {person}.",
+            person,
+            "extension",
+            (extension,),
+        )
+        c.ask(
+            "lowercase", f"which office is {person.lower()} based in?", person, "office", (office,)
+        )
     d.add("## Directory")
     d.table(("Name", "Office", "Extension"), rows)
     c.writers.append(d)
     for role in GHOST_ROLES:
-        c.ask("nonexistent", f"What is the phone extension of the {role.lower()}?", role,
-              "holder")
+        c.ask("nonexistent", f"What is the phone extension of the {role.lower()}?", role, "holder")
     return office_of
 
 
@@ -1368,22 +1550,46 @@ def _project_pages(c: _Company, roles: dict[str, str]) -> list[str]:
         w.add(w.state(sponsor, person, "sponsors", project))
         w.add(rng.choice(PROJECT_NOTES))
         w.add("## Plan")
-        w.add(w.state(f"The approved budget is {budget}.", project, "budget", budget),
-              w.state(f"Go-live is planned for {golive}.", project, "golive", golive),
-              w.state(f"The core team has {team}.", project, "team", team),
-              *rng.sample(PROJECT_NOTES, 2))
+        w.add(
+            w.state(f"The approved budget is {budget}.", project, "budget", budget),
+            w.state(f"Go-live is planned for {golive}.", project, "golive", golive),
+            w.state(f"The core team has {team}.", project, "team", team),
+            *rng.sample(PROJECT_NOTES, 2),
+        )
         c.writers.append(w)
         low = role.lower()
-        c.ask("role", f"Which project does the {low} sponsor?", person, "sponsors",
-              (project,), bridge=("Organisation",))
-        c.ask("two_hop", f"What is the budget of the project sponsored by the {low}?",
-              project, "budget", (budget,), bridge=("Organisation",))
-        c.ask("two_hop", f"When is the project sponsored by the {low} planned to go live?",
-              project, "golive", (golive,), bridge=("Organisation",))
-        c.ask("lowercase", f"how many people are in the core team of {project.lower()}?",
-              project, "team", (team,))
-        c.ask("imperative", f"Give the approved budget of {project}.", project, "budget",
-              (budget,))
+        c.ask(
+            "role",
+            f"Which project does the {low} sponsor?",
+            person,
+            "sponsors",
+            (project,),
+            bridge=("Organisation",),
+        )
+        c.ask(
+            "two_hop",
+            f"What is the budget of the project sponsored by the {low}?",
+            project,
+            "budget",
+            (budget,),
+            bridge=("Organisation",),
+        )
+        c.ask(
+            "two_hop",
+            f"When is the project sponsored by the {low} planned to go live?",
+            project,
+            "golive",
+            (golive,),
+            bridge=("Organisation",),
+        )
+        c.ask(
+            "lowercase",
+            f"how many people are in the core team of {project.lower()}?",
+            project,
+            "team",
+            (team,),
+        )
+        c.ask("imperative", f"Give the approved budget of {project}.", project, "budget", (budget,))
     ghost = f"Project {c.word()}"
     c.ask("nonexistent", f"What is the budget of {ghost}?", ghost, "budget")
     c.ask("nonexistent", f"Who sponsors {ghost}?", ghost, "sponsor")
@@ -1407,12 +1613,14 @@ def _office_pages(c: _Company, towns: list[str], injected: dict[str, str],
     titles = [f"{t} office" for t in towns]
     for i, title in enumerate(titles):
         w = _Writer(title, "office", _date(rng, PRESENT))
-        w.add(f"The {title} is one of the three offices of {c.name}.",
-              rng.choice(OFFICE_NOTES))
+        w.add(f"The {title} is one of the three offices of {c.name}.", rng.choice(OFFICE_NOTES))
         w.add("## Opening hours")
-        w.add(w.state(f"On weekdays the building opens at {opens[i]}", title, "opens", opens[i])
-              + " and " + w.state(f"closes at {closes[i]}.", title, "closes", closes[i]),
-              "Outside these hours a badge is needed at the side entrance.")
+        w.add(
+            w.state(f"On weekdays the building opens at {opens[i]}", title, "opens", opens[i])
+            + " and "
+            + w.state(f"closes at {closes[i]}.", title, "closes", closes[i]),
+            "Outside these hours a badge is needed at the side entrance.",
+        )
         w.add("## Facilities")
         sentences = [rng.choice(OFFICE_NOTES)]
         for attribute, holders in optional.items():
@@ -1422,14 +1630,20 @@ def _office_pages(c: _Company, towns: list[str], injected: dict[str, str],
                 sentences.append(w.state(text.format(v=value), title, attribute, value))
                 style = rng.random()
                 if style < 0.5:
-                    c.ask("lowercase", question.format(name=title).lower(), title, attribute,
-                          (value,))
+                    c.ask(
+                        "lowercase", question.format(name=title).lower(), title, attribute, (value,)
+                    )
                 else:
                     c.ask("imperative", command.format(name=title), title, attribute, (value,))
             else:
                 text, question, command = OFFICE_OPTIONAL[attribute]
-                c.ask("unstated_attribute", question.format(name=title), title, attribute,
-                      forbidden=tuple(values[attribute][j] for j in holders))
+                c.ask(
+                    "unstated_attribute",
+                    question.format(name=title),
+                    title,
+                    attribute,
+                    forbidden=tuple(values[attribute][j] for j in holders),
+                )
         sentences.append(rng.choice(OFFICE_NOTES))
         w.add(*sentences)
         if title in injected:
@@ -1438,15 +1652,26 @@ def _office_pages(c: _Company, towns: list[str], injected: dict[str, str],
         c.writers.append(w)
         other_opens = tuple(o for j, o in enumerate(opens) if j != i)
         other_closes = tuple(o for j, o in enumerate(closes) if j != i)
-        c.ask("lowercase", f"what time does the {title.lower()} open on weekdays?", title,
-              "opens", (opens[i],), forbidden=other_opens)
-        c.ask("imperative", f"Tell me when the {title} closes on weekdays.", title, "closes",
-              (closes[i],), forbidden=other_closes)
+        c.ask(
+            "lowercase",
+            f"what time does the {title.lower()} open on weekdays?",
+            title,
+            "opens",
+            (opens[i],),
+            forbidden=other_opens,
+        )
+        c.ask(
+            "imperative",
+            f"Tell me when the {title} closes on weekdays.",
+            title,
+            "closes",
+            (closes[i],),
+            forbidden=other_closes,
+        )
     for _ in range(2):
         ghost = f"{c.word()} office"
         c.ask("nonexistent", f"What time does the {ghost} open on weekdays?", ghost, "opens")
-        c.ask("nonexistent", f"How many parking spaces does the {ghost} have?", ghost,
-              "parking")
+        c.ask("nonexistent", f"How many parking spaces does the {ghost} have?", ghost, "parking")
     del roles
 
 
@@ -1459,33 +1684,65 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
     lengths = rng.sample(range(10, 21), 3)
     changes = rng.sample(("90 days", "180 days", "365 days", "never"), 3)
     rows: list[tuple[str, ...]] = []
-    for kind, length, change in zip(("Standard user", "Administrator", "Service account"),
-                                    lengths, changes, strict=True):
+    for kind, length, change in zip(
+        ("Standard user", "Administrator", "Service account"), lengths, changes, strict=True
+    ):
         line = _row((kind, f"{length} characters", change))
         w.state(line, f"{kind} account", "password_length", f"{length} characters", table=True)
         if change != "never":
             w.state(line, f"{kind} account", "password_change", change, table=True)
         rows.append((kind, f"{length} characters", change))
         others = tuple(f"{x} characters" for x in lengths if x != length)
-        c.ask("table", f"What is the minimum password length for a {kind.lower()} account?",
-              f"{kind} account", "password_length", (f"{length} characters",), forbidden=others)
-        c.ask("imperative", f"Give the minimum password length for a {kind.lower()} account.",
-              f"{kind} account", "password_length", (f"{length} characters",), forbidden=others)
+        c.ask(
+            "table",
+            f"What is the minimum password length for a {kind.lower()} account?",
+            f"{kind} account",
+            "password_length",
+            (f"{length} characters",),
+            forbidden=others,
+        )
+        c.ask(
+            "imperative",
+            f"Give the minimum password length for a {kind.lower()} account.",
+            f"{kind} account",
+            "password_length",
+            (f"{length} characters",),
+            forbidden=others,
+        )
         if change != "never":
-            c.ask("table", f"How often must a {kind.lower()} account change its password?",
-                  f"{kind} account", "password_change", (change,))
+            c.ask(
+                "table",
+                f"How often must a {kind.lower()} account change its password?",
+                f"{kind} account",
+                "password_change",
+                (change,),
+            )
     w.table(("Account type", "Minimum length", "Change every"), rows)
     lockout = rng.choice(("five", "six", "ten"))
     w.add("## Lockout")
-    w.add(w.state(f"An account is locked after {lockout} failed sign-in attempts.",
-                  w.title, "lockout", lockout), rng.choice(POLICY_NOTES))
-    c.ask("no_name", "After how many failed sign-in attempts is an account locked?", w.title,
-          "lockout", (lockout,))
+    w.add(
+        w.state(
+            f"An account is locked after {lockout} failed sign-in attempts.",
+            w.title,
+            "lockout",
+            lockout,
+        ),
+        rng.choice(POLICY_NOTES),
+    )
+    c.ask(
+        "no_name",
+        "After how many failed sign-in attempts is an account locked?",
+        w.title,
+        "lockout",
+        (lockout,),
+    )
     c.writers.append(w)
     # Retention.
     w = _Writer("Data retention policy", "policy", _date(rng, PRESENT))
-    w.add("This policy sets how long records are kept before they are deleted.",
-          rng.choice(POLICY_NOTES))
+    w.add(
+        "This policy sets how long records are kept before they are deleted.",
+        rng.choice(POLICY_NOTES),
+    )
     w.add("## Retention periods")
     records = (("E-mail", ("2 years", "3 years", "5 years")),
                ("Invoices", ("7 years", "8 years", "10 years")),
@@ -1500,12 +1757,19 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
         noun = record if record.startswith("CCTV") else record.lower()
         c.ask("table", f"How long is {noun} kept?", record, "retention", (value,))
         c.ask("imperative", f"Tell me how long {noun} is kept.", record, "retention", (value,))
-        c.ask("lowercase", f"how long does {c.name.lower()} keep {noun.lower()}?", record,
-              "retention", (value,))
+        c.ask(
+            "lowercase",
+            f"how long does {c.name.lower()} keep {noun.lower()}?",
+            record,
+            "retention",
+            (value,),
+        )
     w.table(("Record", "Retention"), rows)
     w.add("## Deletion")
-    w.add("Records are deleted automatically at the end of the period.",
-          "Legal holds suspend deletion until they are lifted.")
+    w.add(
+        "Records are deleted automatically at the end of the period.",
+        "Legal holds suspend deletion until they are lifted.",
+    )
     c.writers.append(w)
     # Purchasing approval.
     w = _Writer("Purchasing approval policy", "policy", _date(rng, PRESENT))
@@ -1520,22 +1784,38 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
     rows = []
     w.add("## Approval levels")
     for amount, approver, key in levels:
-        w.state(_row((amount, f"the {approver}")), "purchase approval", key, approver,
-                table=True)
+        w.state(_row((amount, f"the {approver}")), "purchase approval", key, approver, table=True)
         rows.append((amount, f"the {approver}"))
     w.table(("Total value", "Approver"), rows)
-    c.ask("table", f"Who approves a purchase above {_number(high)} euros?", "purchase approval",
-          "above_high", (board,))
-    c.ask("table", f"Who approves a purchase between {_number(low)} and {_number(high)} euros?",
-          "purchase approval", "low_to_high", ("head of department",))
+    c.ask(
+        "table",
+        f"Who approves a purchase above {_number(high)} euros?",
+        "purchase approval",
+        "above_high",
+        (board,),
+    )
+    c.ask(
+        "table",
+        f"Who approves a purchase between {_number(low)} and {_number(high)} euros?",
+        "purchase approval",
+        "low_to_high",
+        ("head of department",),
+    )
     w.add("## Splitting orders")
-    w.add("Orders must not be split to stay under an approval level.",
-          rng.choice(POLICY_NOTES))
+    w.add("Orders must not be split to stay under an approval level.", rng.choice(POLICY_NOTES))
     c.writers.append(w)
-    c.ask("nonexistent", "What does the mobile device policy say about rooted phones?",
-          "Mobile device policy", "rooted")
-    c.ask("nonexistent", "What is the minimum password length in the guest account policy?",
-          "Guest account policy", "password_length")
+    c.ask(
+        "nonexistent",
+        "What does the mobile device policy say about rooted phones?",
+        "Mobile device policy",
+        "rooted",
+    )
+    c.ask(
+        "nonexistent",
+        "What is the minimum password length in the guest account policy?",
+        "Guest account policy",
+        "password_length",
+    )
 
 
 def _governance_pages(c: _Company, committees: list[tuple[str, str]],
@@ -1543,22 +1823,38 @@ def _governance_pages(c: _Company, committees: list[tuple[str, str]],
     """The one page spelling each full name, and one charter per body (abbreviation only)."""
     rng = c.rng
     w = _Writer("Governance bodies", "governance", _date(rng, PRESENT))
-    w.add(f"The standing bodies of {c.name}, what they do and when they meet.",
-          rng.choice(GOVERNANCE_NOTES))
+    w.add(
+        f"The standing bodies of {c.name}, what they do and when they meet.",
+        rng.choice(GOVERNANCE_NOTES),
+    )
     meetings = rng.sample(MEETINGS, len(committees))
     purposes = rng.sample(COMMITTEE_PURPOSES, len(committees))
     for (full, abbrev), meeting, purpose in zip(committees, meetings, purposes, strict=True):
         w.add(f"## {abbrev}")
         ref = rng.choice(("The board", "The body", "It"))
-        w.add(f"The {full} ({abbrev}) {purpose}.",
-              w.state(f"{ref} meets {meeting}.", abbrev, "meets", meeting),
-              rng.choice(GOVERNANCE_NOTES))
+        w.add(
+            f"The {full} ({abbrev}) {purpose}.",
+            w.state(f"{ref} meets on the {meeting}.", abbrev, "meets", meeting),
+            rng.choice(GOVERNANCE_NOTES),
+        )
         others = tuple(m for m in meetings if m != meeting)
         question = rng.choice(("When does the {a} meet?", "How often does the {a} meet?"))
-        c.ask("full_to_abbrev", question.format(a=abbrev), abbrev, "meets", (meeting,),
-              forbidden=others)
-        c.ask("lowercase", question.format(a=abbrev).lower(), abbrev, "meets", (meeting,),
-              forbidden=others)
+        c.ask(
+            "full_to_abbrev",
+            question.format(a=abbrev),
+            abbrev,
+            "meets",
+            (meeting,),
+            forbidden=others,
+        )
+        c.ask(
+            "lowercase",
+            question.format(a=abbrev).lower(),
+            abbrev,
+            "meets",
+            (meeting,),
+            forbidden=others,
+        )
     c.writers.append(w)
     chairs = rng.sample(list(roles), len(committees))
     members = rng.sample(("five", "six", "seven", "nine", "eleven"), len(committees))
@@ -1570,42 +1866,85 @@ def _governance_pages(c: _Company, committees: list[tuple[str, str]],
         t.add(f"This charter sets out how the {abbrev} works.", rng.choice(GOVERNANCE_NOTES))
         t.add("## Membership")
         sentences = [
-            t.state(f"The {abbrev} has {members[i]} voting members.", abbrev, "members",
-                    members[i]),
+            t.state(
+                f"The {abbrev} has {members[i]} voting members.", abbrev, "members", members[i]
+            ),
             f"The {abbrev} is chaired by the {chair.lower()}.",
         ]
         if i in holders["term"]:
             sentences.append(t.state(f"Members serve for {terms[i]}.", abbrev, "term", terms[i]))
-            c.ask("lowercase", f"how long do members of the {abbrev.lower()} serve?", abbrev,
-                  "term", (terms[i],))
-            c.ask("abbrev_to_full", f"For how long do members of the {full} serve?", abbrev,
-                  "term", (terms[i],))
+            c.ask(
+                "lowercase",
+                f"how long do members of the {abbrev.lower()} serve?",
+                abbrev,
+                "term",
+                (terms[i],),
+            )
+            c.ask(
+                "abbrev_to_full",
+                f"For how long do members of the {full} serve?",
+                abbrev,
+                "term",
+                (terms[i],),
+            )
         else:
-            c.ask("unstated_attribute", f"For how long do members of the {abbrev} serve?",
-                  abbrev, "term", forbidden=tuple(terms[j] for j in holders["term"]))
+            c.ask(
+                "unstated_attribute",
+                f"For how long do members of the {abbrev} serve?",
+                abbrev,
+                "term",
+                forbidden=tuple(terms[j] for j in holders["term"]),
+            )
         t.add(*sentences)
         t.add("## Decisions")
         sentences = [rng.choice(GOVERNANCE_NOTES)]
         if i in holders["quorum"]:
-            sentences.append(t.state(f"Decisions of the {abbrev} need a quorum of {quorums[i]} "
-                                     "members.", abbrev, "quorum", quorums[i]))
-            c.ask("abbrev_to_full", f"What quorum does the {full} need for a decision?", abbrev,
-                  "quorum", (quorums[i],))
+            sentences.append(
+                t.state(
+                    f"Decisions of the {abbrev} need a quorum of {quorums[i]} members.",
+                    abbrev,
+                    "quorum",
+                    quorums[i],
+                )
+            )
+            c.ask(
+                "abbrev_to_full",
+                f"What quorum does the {full} need for a decision?",
+                abbrev,
+                "quorum",
+                (quorums[i],),
+            )
         else:
-            c.ask("unstated_attribute", f"What quorum does the {abbrev} need for a decision?",
-                  abbrev, "quorum", forbidden=tuple(quorums[j] for j in holders["quorum"]))
+            c.ask(
+                "unstated_attribute",
+                f"What quorum does the {abbrev} need for a decision?",
+                abbrev,
+                "quorum",
+                forbidden=tuple(quorums[j] for j in holders["quorum"]),
+            )
         sentences.append("Urgent decisions can be taken by written procedure.")
         t.add(*sentences)
         c.writers.append(t)
         others = tuple(m for m in members if m != members[i])
-        c.ask("abbrev_to_full", f"How many voting members does the {full} have?", abbrev,
-              "members", (members[i],), forbidden=others)
-        c.ask("lowercase", f"how many voting members does the {abbrev.lower()} have?", abbrev,
-              "members", (members[i],), forbidden=others)
+        c.ask(
+            "abbrev_to_full",
+            f"How many voting members does the {full} have?",
+            abbrev,
+            "members",
+            (members[i],),
+            forbidden=others,
+        )
+        c.ask(
+            "lowercase",
+            f"how many voting members does the {abbrev.lower()} have?",
+            abbrev,
+            "members",
+            (members[i],),
+            forbidden=others,
+        )
     for full, abbrev in ghosts:
         c.ask("nonexistent", f"When does the {abbrev} meet?", abbrev, "meets")
-        c.ask("nonexistent", f"How many voting members does the {full} have?", abbrev,
-              "members")
+        c.ask("nonexistent", f"How many voting members does the {full} have?", abbrev, "members")
 
 
 MINUTES_PAGES = 5
@@ -1617,10 +1956,15 @@ def _minutes_pages(c: _Company, roles: dict[str, str], pronouns: dict[str, str],
     """Dated minutes; each item names a person, then states the fact with a pronoun."""
     rng = c.rng
     people = list(roles.values()) + [c.person() for _ in range(6)]
-    for extra in people[len(roles):]:
+    for extra in people[len(roles) :]:
         pronouns[extra] = rng.choice(PRONOUNS)
-    bodies = [f"{committees[0][1]}", f"{committees[1][1]}", "management team",
-              "site committee", "works council"]
+    bodies = [
+        f"{committees[0][1]}",
+        f"{committees[1][1]}",
+        "management team",
+        "site committee",
+        "works council",
+    ]
     spoken: dict[int, list[str]] = {}
     asked: set[tuple[str, int]] = set()
     speakers = iter(rng.sample(people, len(people)) * 3)
@@ -1630,8 +1974,7 @@ def _minutes_pages(c: _Company, roles: dict[str, str], pronouns: dict[str, str],
         date = f"{year}-{month:02d}-{rng.randint(1, 28):02d}"
         body = bodies[number]
         w = _Writer(f"Minutes of the {body} meeting, {MONTHS[month - 1]} {year}", "minutes", date)
-        w.add(f"Minutes of the meeting of the {body} held on {date}.",
-              rng.choice(MINUTE_NOTES))
+        w.add(f"Minutes of the meeting of the {body} held on {date}.", rng.choice(MINUTE_NOTES))
         for k, item in enumerate(rng.sample(range(len(MINUTE_ITEMS)), ITEMS_PER_MINUTES)):
             opening, fact, question, values = MINUTE_ITEMS[item]
             speaker = next(speakers)
@@ -1642,19 +1985,25 @@ def _minutes_pages(c: _Company, roles: dict[str, str], pronouns: dict[str, str],
             spoken.setdefault(item, []).append(value)
             sentence = fact.format(P=_cap(pronouns[speaker]), v=value)
             w.add(f"## Item {k + 1}")
-            w.add(opening.format(name=speaker),
-                  w.state(sentence, speaker, f"minutes:{item}", value, date),
-                  rng.choice(MINUTE_NOTES))
-            c.ask("pronoun", question.format(name=speaker), speaker, f"minutes:{item}",
-                  (value,))
+            w.add(
+                opening.format(name=speaker),
+                w.state(sentence, speaker, f"minutes:{item}", value, date),
+                rng.choice(MINUTE_NOTES),
+            )
+            c.ask("pronoun", question.format(name=speaker), speaker, f"minutes:{item}", (value,))
         w.add("## Next meeting")
         w.add("The next meeting will be announced by the secretary.", rng.choice(MINUTE_NOTES))
         c.writers.append(w)
     # Other speakers' values of the same item are plausible wrong answers.
     c.asks = [
-        replace(a, forbidden=tuple(v for v in spoken[int(a.attribute.split(":")[1])]
-                                   if v not in a.answers))
-        if a.category == "pronoun" else a
+        replace(
+            a,
+            forbidden=tuple(
+                v for v in spoken[int(a.attribute.split(":")[1])] if v not in a.answers
+            ),
+        )
+        if a.category == "pronoun"
+        else a
         for a in c.asks
     ]
 
@@ -1688,8 +2037,15 @@ def _draw_rows(c: _Company, statements: list[Statement], injected: dict[str, str
             rows.append(_make_row(ask, number, statements, injected, stated))
     uncovered = rng.sample(UNCOVERED, PER_UNANSWERABLE)
     for number, question in enumerate(uncovered, start=1):
-        rows.append(Row(f"hb-uncovered-{number:02d}", question, "uncovered",
-                        subject="uncovered", attribute=question))
+        rows.append(
+            Row(
+                f"hb-uncovered-{number:02d}",
+                question,
+                "uncovered",
+                subject="uncovered",
+                attribute=question,
+            )
+        )
     return rows
 
 
@@ -1703,19 +2059,39 @@ def _make_row(ask: _Ask, number: int, statements: list[Statement], injected: dic
             raise HandbookError(f"{rid}: {ask.subject} / {ask.attribute} is stated")
         pages = {s.page for s in statements if s.subject == ask.subject}
         forbidden = [*ask.forbidden, *(injected[p] for p in sorted(pages) if p in injected)]
-        return Row(rid, ask.question, ask.category, must_not_contain=tuple(dict.fromkeys(
-            forbidden)), subject=ask.subject, attribute=ask.attribute, when=ask.when)
+        return Row(
+            rid,
+            ask.question,
+            ask.category,
+            must_not_contain=tuple(dict.fromkeys(forbidden)),
+            subject=ask.subject,
+            attribute=ask.attribute,
+            when=ask.when,
+        )
     value = ask.answers[0]
-    stating = sorted({s.page for s in statements if s.subject == ask.subject
-                      and s.attribute == ask.attribute and s.value == value})
+    stating = sorted(
+        {
+            s.page
+            for s in statements
+            if s.subject == ask.subject and s.attribute == ask.attribute and s.value == value
+        }
+    )
     if not stating:
         raise HandbookError(f"{rid}: no page states {value!r}")
     evidence = (*ask.bridge, *stating)
     forbidden = [f for f in ask.forbidden if not contains_normalized(value, f)]
     forbidden += [injected[p] for p in evidence if p in injected]
-    return Row(rid, ask.question, ask.category, answers=ask.answers, evidence=evidence,
-               must_not_contain=tuple(dict.fromkeys(forbidden)), subject=ask.subject,
-               attribute=ask.attribute, when=ask.when)
+    return Row(
+        rid,
+        ask.question,
+        ask.category,
+        answers=ask.answers,
+        evidence=evidence,
+        must_not_contain=tuple(dict.fromkeys(forbidden)),
+        subject=ask.subject,
+        attribute=ask.attribute,
+        when=ask.when,
+    )
 
 
 def _pad(w: _Writer, company: str, rng: random.Random) -> None:
@@ -1794,8 +2170,9 @@ def build_handbook(seed: int = DEV_SEED) -> HandbookDataset:
         "license": LICENSE,
         "counts": counts_of(rows, pages),
     }
-    return HandbookDataset(c.name, tuple(pages), tuple(statements), tuple(rows), metadata,
-                           abbreviations, injected)
+    return HandbookDataset(
+        c.name, tuple(pages), tuple(statements), tuple(rows), metadata, abbreviations, injected
+    )
 
 
 def counts_of(rows: Sequence[Row], pages: Iterable[Page]) -> dict[str, Any]:
