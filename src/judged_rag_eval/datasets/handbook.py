@@ -50,10 +50,11 @@ Categories (``category`` of each row; at least `MIN_ANSWERABLE` answerable and
 - answerable: ``no_name`` (no proper noun), ``lowercase`` (the whole question lower
   case, names and abbreviations too), ``abbrev_to_full`` (asked with the full name;
   the answering sentence says only the abbreviation or "the unit"), ``full_to_abbrev``
-  (asked with the abbreviation; the answering sentence says neither it nor ... only
-  "the unit", "the board" or the full name), ``pronoun``, ``imperative``
-  ("Describe ...", "List ...", "Tell me ..."), ``yes_no`` (asks for the condition or
-  value too, since a bare yes cannot be scored), ``table`` (the answer is only in a
+  (asked with the abbreviation; the answering sentence says "the unit", "the device"
+  or "the board" beside the one sentence spelling the full name, never the
+  abbreviation), ``pronoun``, ``imperative`` ("Describe ...", "Tell me ..."),
+  ``yes_no`` (asks for the condition or value too, since a bare yes cannot be
+  scored), ``table`` (the answer is only in a
   table cell), ``changed`` (the current value; older ones in ``must_not_contain``),
   ``two_hop`` (role -> person -> project, or product -> part -> lead time; the
   bridging page is the first evidence) and ``role`` (the question names a role, the
