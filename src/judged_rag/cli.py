@@ -295,6 +295,8 @@ def _serve(args: argparse.Namespace) -> int:
             "and --allowed-host ones are answered",
             file=sys.stderr,
         )
+    if args.open:
+        _open_when_up(args.host, args.port)
     serve(
         app,
         host=args.host,
@@ -303,6 +305,29 @@ def _serve(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
     )
     return 0
+
+
+def _open_when_up(host: str, port: int) -> None:
+    """Open the server's page in a browser as soon as the server accepts connections."""
+    import socket
+    import threading
+    import webbrowser
+
+    name = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://{f'[{name}]' if ':' in name else name}:{port}/"
+
+    def wait_then_open() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection((name, port), timeout=1).close()
+            except OSError:
+                time.sleep(0.2)
+                continue
+            webbrowser.open(url)
+            return
+
+    threading.Thread(target=wait_then_open, name="open-page", daemon=True).start()
 
 
 def _settings(args: argparse.Namespace) -> int:
@@ -418,6 +443,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve_.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     serve_.add_argument("--port", type=int, default=8000)
+    serve_.add_argument(
+        "--open",
+        action="store_true",
+        help="open the page (at /: ask, and see what the judge decided) in a web browser",
+    )
     serve_.add_argument(
         "--api-key-env",
         metavar="NAME",

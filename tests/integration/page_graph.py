@@ -201,13 +201,16 @@ KEY_ENV = "JUDGED_RAG_PAGE_KEY"
 
 
 @contextlib.contextmanager
-def page_server(folder: Path, key: str) -> Iterator[str]:
-    """`judged-rag serve` on the page's graph, with an API key; yields its base URL."""
+def page_server(folder: Path, key: str, *args: str, **env: str) -> Iterator[str]:
+    """`judged-rag serve` on the page's graph, with an API key; yields its base URL.
+
+    `args`: more arguments of `judged-rag serve`; `env`: more environment variables.
+    """
     port = free_port()
-    cmd = [PYTHON, "-m", "judged_rag.cli", "serve", "--port", str(port)]
+    cmd = [PYTHON, "-m", "judged_rag.cli", "serve", "--port", str(port), *args]
     cmd += ["--api-key-env", KEY_ENV, "--graph", "tests.integration.page_graph:make_graph"]
     log = folder / "server.log"
-    proc = start(cmd, cwd=folder, log=log, env=env_with_repo_on_path(**{KEY_ENV: key}))
+    proc = start(cmd, cwd=folder, log=log, env=env_with_repo_on_path(**{KEY_ENV: key}, **env))
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(proc, f"{base}/", log=log)

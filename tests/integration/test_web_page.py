@@ -9,6 +9,7 @@ saying which is missing.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,15 @@ def test_the_page_keeps_the_host_check_and_shows_no_operator_setting(tmp_path: P
         assert secret_dir not in page.text and "index_dir" not in page.text
         rebound = client.get("/", headers={"Host": "attacker.example"})
         assert rebound.status_code == 400
+
+
+def test_serve_open_opens_the_page(tmp_path: Path) -> None:
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {opened}\n', encoding="utf-8")
+    browser.chmod(0o755)
+    with page_server(tmp_path, "k", "--open", BROWSER=str(browser)) as base:
+        deadline = time.monotonic() + 30
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert opened.read_text(encoding="utf-8").strip() == f"{base}/"
