@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -124,7 +125,14 @@ class FakeGate:
         return GATE_SCORE
 
 
+SLOW = "slowly"
+"""A question with this word waits `SLOW_SECONDS` in retrieval: time to see the page mid-run."""
+SLOW_SECONDS = 3.0
+
+
 def _lookup(query: str) -> list[Document]:
+    if SLOW in query:
+        time.sleep(SLOW_SECONDS)
     if "Eiffel" not in query:
         return []
     return [

@@ -151,6 +151,18 @@ def test_page_shows_the_answer_its_citations_and_every_judgment(page: Any, site:
     assert page.problems == []  # no script error, no Content-Security-Policy violation
 
 
+def test_the_page_draws_the_run_as_it_goes(page: Any, site: Site) -> None:
+    page.goto(f"{site.base}/#key={site.key}")
+    page.fill("#question", f"How tall is the Eiffel Tower, asked {page_graph.SLOW}?")
+    page.click("#go")
+    # Retrieval takes seconds: the gate's decision is on the page before it ends.
+    page.wait_for_selector('dd[data-decision="gate"]')
+    assert page.inner_text("#status") == "Running retrieve…"
+    assert page.locator("li.chunk").count() == 0
+    page.wait_for_function("() => document.getElementById('status').textContent === 'Done.'")
+    assert page.locator("li.chunk").count() == len(page_graph.CHUNKS)
+
+
 def test_an_abstention_shows_its_reason_in_words(page: Any, site: Site) -> None:
     ask(page, site, page_graph.UNKNOWN_QUESTION)
     expected = site.invoke(page_graph.UNKNOWN_QUESTION)

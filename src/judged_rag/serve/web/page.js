@@ -83,7 +83,7 @@ async function ask(event) {
     exclude_tags: ["nostream"], // the judge's, rewrites' and verifier's own model calls
   };
   run = newRun();
-  $("error").hidden = true;
+  $("error").hidden = $("answer-box").hidden = $("run").hidden = true;
   $("go").disabled = true;
   status("Asking…");
   render();
