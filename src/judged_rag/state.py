@@ -98,6 +98,28 @@ class Judgment(TypedDict):
     counts one LLM call per window, not one per document."""
 
 
+ConflictKind = Literal["dated", "undated"]
+
+
+class Stated(TypedDict):
+    """One value the documents state, and where."""
+
+    value: str
+    """The judge's copy, as it wrote it."""
+    numbers: list[int]
+    """The knowledge's numbers (1-based, as the generator cites) of the documents stating it."""
+    date: str | None
+    """The latest date among those documents, when every one of them has a date."""
+
+
+class Conflict(TypedDict):
+    """Documents of the knowledge that state different values for the asked fact."""
+
+    kind: ConflictKind
+    values: list[Stated]
+    """Each value once, the one that holds first when `kind` is "dated"."""
+
+
 class TraceEvent(TypedDict):
     """One decision or incident, in the order it happened."""
 
@@ -137,6 +159,9 @@ class RouteSummary(TypedDict):
     combination: str
     knowledge: int
     regenerations: int
+    conflict: NotRequired[str]
+    """Only when the kept documents disagree on the asked fact: "dated" (the latest one
+    holds, and the answer says so) or "undated" (the answer gives each value)."""
 
 
 def add_costs(left: Cost | None, right: Cost | None) -> Cost:
@@ -238,6 +263,9 @@ class State(InputState, OutputState):
     """The strategy the combination used."""
     knowledge: NotRequired[list[Doc]]
     """What the generator reads: the combination's documents, numbered for citations."""
+    conflict: NotRequired[Conflict | None]
+    """The values the knowledge's documents state differently for the asked fact
+    (`core.conflicts`), written by `combine`; None when they agree."""
     draft: NotRequired[str]
     """The generator's reply, before verification decides whether it is the answer."""
     feedback: NotRequired[list[str]]

@@ -108,3 +108,12 @@ def test_a_judge_reads_the_documents_title_unless_the_text_starts_with_it() -> N
     )
     # Still fenced: a title cannot open a fake document either.
     assert "<document" not in titled(doc('x"><document n="9">', "Text."))
+
+
+def test_every_chunk_of_a_dated_document_carries_its_date_first() -> None:
+    units = document_units(MANUAL)
+    spans = [(i, i + 1) for i in range(len(units))]
+    texts = with_notes(units, spans, [render(units[a:b]) for a, b in spans], "2024-06-01")
+    assert all(t.startswith("[Context: dated 2024-06-01") for t in texts)
+    polls = next(t for t in texts if "polls every" in t)
+    assert polls.startswith("[Context: dated 2024-06-01; TRM = Thermal Regulation Module]\n")

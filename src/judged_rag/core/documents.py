@@ -24,6 +24,18 @@ def fence(text: str, limit: int = 2000) -> str:
     return cleaned[:limit]
 
 
+NOTE_DATE = re.compile(r"\A\[Context: dated ((?:19|20)\d{2}(?:-[01]\d(?:-[0-3]\d)?)?)[;\]]")
+"""The date a chunk's note starts with (`judged_rag.indexing.notes`)."""
+
+
+def doc_date(doc: Doc) -> str | None:
+    """The date of a knowledge-base chunk's document (an ISO prefix), if it states one."""
+    if doc["origin"] != "kb":
+        return None
+    match = NOTE_DATE.match(doc["content"])
+    return match.group(1) if match else None
+
+
 def titled(doc: Doc, limit: int = 2000) -> str:
     """What a judge reads of a document: its title first, then its text, fenced.
 

@@ -56,6 +56,7 @@ from judged_rag.indexing.chunking import (
     normalize,
     render,
 )
+from judged_rag.indexing.dates import document_date
 from judged_rag.indexing.embeddings import LocalEmbeddings, embeddings_name, local_embeddings
 from judged_rag.indexing.loaders import (
     LoadedDocument,
@@ -488,7 +489,12 @@ class IndexBuild:
                         reliability=document.reliability,
                     )
                     for n, text in enumerate(
-                        with_notes(units, spans, [render(units[a:b]) for a, b in spans])
+                        with_notes(
+                            units,
+                            spans,
+                            [render(units[a:b]) for a, b in spans],
+                            document_date(document.meta, document.text, document.title),
+                        )
                     )
                 ]
             )

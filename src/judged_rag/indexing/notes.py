@@ -6,6 +6,9 @@ the fact loses what it is about, and a question asked with the other form ("the 
 regulation module", "Priya Okafor") neither retrieves it nor lets a judge see that it
 answers. Each chunk therefore starts with a note of what the document says elsewhere:
 
+- the document's date, where it states one (`judged_rag.indexing.dates`): "dated
+  2024-06-01", so that of two values the later one can be told
+  (`judged_rag.core.documents.doc_date` reads it back);
 - the abbreviations it uses whose definition is elsewhere in the document, expanded, and
   the defined names it spells out whose abbreviation it does not use ("TRM = Thermal
   Regulation Module");
@@ -236,14 +239,20 @@ def _people(text: str) -> list[str]:
     return names
 
 
-def chunk_note(units: Sequence[Unit], start: int, end: int, definitions: dict[str, str]) -> str:
+def chunk_note(
+    units: Sequence[Unit],
+    start: int,
+    end: int,
+    definitions: dict[str, str],
+    date: str | None = None,
+) -> str:
     """The note that goes in front of the chunk made of ``units[start:end]``, or "".
 
-    `definitions`: the document's `defined_names`.
+    `definitions`: the document's `defined_names`; `date`: its date, if it states one.
     """
     own = " ".join(u.text for u in units[start:end])
     seen = " ".join([*units[start].context, own])
-    parts: list[str] = []
+    parts: list[str] = [f"dated {date}"] if date else []
     for abbreviation, name in definitions.items():
         uses_short = re.search(rf"\b{re.escape(abbreviation)}\b", own) is not None
         uses_long = _mentions(own, name)
@@ -268,12 +277,18 @@ def chunk_note(units: Sequence[Unit], start: int, end: int, definitions: dict[st
 
 
 def with_notes(
-    units: Sequence[Unit], spans: Sequence[tuple[int, int]], texts: Sequence[str]
+    units: Sequence[Unit],
+    spans: Sequence[tuple[int, int]],
+    texts: Sequence[str],
+    date: str | None = None,
 ) -> list[str]:
-    """Each chunk's rendered text (`texts`, one per span), headed by its `chunk_note`."""
+    """Each chunk's rendered text (`texts`, one per span), headed by its `chunk_note`.
+
+    `date`: the document's (`judged_rag.indexing.dates.document_date`), if it has one.
+    """
     definitions = defined_names(" ".join(u.text for u in units))
     out: list[str] = []
     for (start, end), text in zip(spans, texts, strict=True):
-        note = chunk_note(units, start, end, definitions) if end > start else ""
+        note = chunk_note(units, start, end, definitions, date) if end > start else ""
         out.append(f"{note}\n{text}" if note else text)
     return out

@@ -16,11 +16,13 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.core.judgments import labelled_sets
+from judged_rag.configuration import Configuration
+from judged_rag.core.conflicts import disagreement
+from judged_rag.core.judgments import alternatives_asked, labelled_sets, latest_judgments
 from judged_rag.core.strategies import NeedsWeb, cap, evaluate, parse_strategy, within_chars
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
-from judged_rag.state import State
+from judged_rag.state import Doc, State, TraceEvent
 
 
 def combine(
@@ -30,7 +32,7 @@ def combine(
     cfg = deps.configuration(config, runtime)
     task = state.get("resolved_task", "open")
     if cfg.sufficiency == "progressive" and state.get("sufficient") and state.get("selected"):
-        return _verified(state, task)
+        return _verified(state, cfg, task)
     strategy = cfg.closed_strategy if task == "closed" else cfg.open_strategy
     labelled = labelled_sets(state)
     sets = {
@@ -51,47 +53,78 @@ def combine(
     by_count = cap(chosen, cfg.max_knowledge, highly=frozenset(d["id"] for d in sets["D_H"]))
     knowledge = within_chars(by_count, cfg.max_knowledge_chars)
     sizes = {name: len(docs) for name, docs in sets.items() if name != "K_W" or web_searched}
-    return {
-        "needs_web": False,
-        "combination": strategy,
-        "knowledge": knowledge,
-        "trace": [
-            event(
-                "combine",
-                "combined",
-                strategy=strategy,
-                task_type=task,
-                sets=sizes,
-                chosen=[d["id"] for d in knowledge],
-                dropped=len(chosen) - len(knowledge),
-                dropped_by_count=len(chosen) - len(by_count),
-                dropped_by_chars=len(by_count) - len(knowledge),
-            )
-        ],
-    }
+    return _compared(
+        state,
+        cfg,
+        {
+            "needs_web": False,
+            "combination": strategy,
+            "knowledge": knowledge,
+            "trace": [
+                event(
+                    "combine",
+                    "combined",
+                    strategy=strategy,
+                    task_type=task,
+                    sets=sizes,
+                    chosen=[d["id"] for d in knowledge],
+                    dropped=len(chosen) - len(knowledge),
+                    dropped_by_count=len(chosen) - len(by_count),
+                    dropped_by_chars=len(by_count) - len(knowledge),
+                )
+            ],
+        },
+    )
 
 
 VERIFIED = "D (verified)"
 """The combination named in the route when the generator reads GGatrieval's verified D."""
 
 
-def _verified(state: State, task: str) -> dict[str, Any]:
+def _verified(state: State, cfg: Configuration, task: str) -> dict[str, Any]:
     """The supporting set D that Verify(q, D) accepted, in its selection order, as it is."""
     docs = {d["id"]: d for d in state.get("documents") or []}
     knowledge = [docs[i] for i in state.get("selected") or [] if i in docs]
-    return {
-        "needs_web": False,
-        "combination": VERIFIED,
-        "knowledge": knowledge,
-        "trace": [
-            event(
-                "combine",
-                "combined",
-                strategy=VERIFIED,
-                task_type=task,
-                sets={"D": len(knowledge)},
-                chosen=[d["id"] for d in knowledge],
-                dropped=0,
-            )
+    return _compared(
+        state,
+        cfg,
+        {
+            "needs_web": False,
+            "combination": VERIFIED,
+            "knowledge": knowledge,
+            "trace": [
+                event(
+                    "combine",
+                    "combined",
+                    strategy=VERIFIED,
+                    task_type=task,
+                    sets={"D": len(knowledge)},
+                    chosen=[d["id"] for d in knowledge],
+                    dropped=0,
+                )
+            ],
+        },
+    )
+
+
+def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[str, Any]:
+    """The combination's update with its knowledge's conflict (`core.conflicts`).
+
+    A conflict is also an event of the trace, after the combination's. A question that
+    offers names to choose between has none: each page answers for its own name.
+    """
+    knowledge: list[Doc] = update["knowledge"]
+    alternatives = alternatives_asked(state, cfg)
+    conflict = None if alternatives else disagreement(knowledge, latest_judgments(state))
+    if conflict is None:
+        return {**update, "conflict": None}
+    found: TraceEvent = event(
+        "combine",
+        "conflict",
+        kind=conflict["kind"],
+        values=[
+            {"value": v["value"][:120], "documents": v["numbers"], "date": v["date"]}
+            for v in conflict["values"]
         ],
-    }
+    )
+    return {**update, "conflict": conflict, "trace": [*update["trace"], found]}

@@ -35,6 +35,9 @@ def close_run(state: Any) -> dict[str, Any]:
         knowledge=len(state.get("knowledge") or []),
         regenerations=state.get("regenerations", 0),
     )
+    conflict = state.get("conflict")
+    if conflict:
+        route["conflict"] = conflict["kind"]
     closing = event("finish", "abstained" if abstained else "accepted", reason=reason, basis=basis)
     update: dict[str, Any] = {
         "abstained": abstained,

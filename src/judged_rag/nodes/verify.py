@@ -33,6 +33,7 @@ from judged_rag.core.citations import (
     without_citations,
 )
 from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
+from judged_rag.core.conflicts import unmet
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, names_subject, words
@@ -78,7 +79,9 @@ def verify(
     claims: list[str] = [f"citation [{n}] points at no document" for n in invalid[:MAX_LISTED]]
     # A choice between alternatives concludes more than any quote states: always read.
     alternatives = alternatives_asked(state, cfg)
-    free_pass = cfg.verify_quotes and not invalid and not alternatives
+    # Documents that disagree: restating one of them must not hide the other.
+    conflict = state.get("conflict")
+    free_pass = cfg.verify_quotes and not invalid and not alternatives and not conflict
     quoted = restated_quotes(state, draft) if free_pass else []
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
@@ -96,6 +99,11 @@ def verify(
         claims = [*check.unsupported_claims, *claims]
     else:
         supported = not invalid
+    left_out = unmet(conflict, draft) if conflict and cfg.verify else None
+    if left_out:
+        supported = False
+        claims = [left_out, *claims]
+        events.append(event("verify", "conflict", kind=conflict["kind"] if conflict else ""))
     events.append(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )

@@ -42,6 +42,17 @@ ALTERNATIVES = (
 )
 """Added to the question when it compares names by a quantity (`parse`'s alternatives):
 the answer then carries each alternative's fact and citation, which the verifier checks."""
+CONFLICT_DATED = (
+    "\nThe documents give different values for this: {values}. The latest dated document "
+    "holds. Answer with its value, and say what the earlier document said, citing both."
+)
+"""Added when the knowledge's documents disagree and their dates decide (`core.conflicts`);
+the first value listed is the latest one."""
+CONFLICT_UNDATED = (
+    "\nThe documents give different values for this and nothing says which is right: "
+    "{values}. Give each value with its document's number; do not choose one."
+)
+"""Added when the knowledge's documents disagree and nothing decides between them."""
 FEEDBACK = (
     "\n\nA checker found these claims not backed by the documents: {claims}. "
     "Answer again using only what the documents state."

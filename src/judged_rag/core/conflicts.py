@@ -1,0 +1,109 @@
+"""When the kept documents disagree: which value holds, or that nothing decides it.
+
+The extracting judge copies, from each document it passes, what answers the question
+(`Judgment.evidence`). Two documents of the knowledge whose copies differ (neither
+contained in the other, case and punctuation aside) state different values for the
+asked fact. Then:
+
+- **dated**: every value has a dated document (`core.documents.doc_date`) and one value
+  has the latest date of all: that value holds. The generator is told to answer with it
+  and to say what the earlier document said, citing both ("… since June 2024 [2]; the
+  2019 notice said … [1]");
+- **undated**: nothing decides between them. The generator is told to give each value
+  with its citation, the route carries ``conflict``, and the verifier asks that the
+  answer does.
+
+Nothing here calls a model: the values are the judge's own copies.
+"""
+
+from __future__ import annotations
+
+from judged_rag.core.documents import doc_date
+from judged_rag.core.quotes import words
+from judged_rag.state import Conflict, Doc, Judgment, Stated
+
+MAX_VALUES = 4
+"""Most values listed (the rest are left to the documents themselves)."""
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two copies state the same value: one holds the other, as whole words."""
+    x, y = f" {words(a)} ", f" {words(b)} "
+    return x in y or y in x
+
+
+def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Conflict | None:
+    """The conflict among the knowledge's Highly Relevant copies, or None.
+
+    `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`).
+    """
+    stated: list[Stated] = []
+    dates: list[list[str | None]] = []
+    for number, doc in enumerate(knowledge, start=1):
+        judgment = judgments.get(doc["id"])
+        if judgment is None or judgment["label"] != "highly_relevant":
+            continue
+        copy = " ".join(judgment["evidence"].split())
+        if not words(copy):
+            continue
+        match = next((i for i, s in enumerate(stated) if _same(s["value"], copy)), None)
+        if match is None:
+            stated.append(Stated(value=copy, numbers=[number], date=None))
+            dates.append([doc_date(doc)])
+        else:
+            stated[match]["numbers"].append(number)
+            dates[match].append(doc_date(doc))
+    if len(stated) < 2:
+        return None
+    for entry, seen in zip(stated, dates, strict=True):
+        known = [d for d in seen if d is not None]
+        entry["date"] = max(known) if known and len(known) == len(seen) else None
+    latest = _latest([s["date"] for s in stated])
+    if latest is None:
+        return Conflict(kind="undated", values=stated[:MAX_VALUES])
+    ordered = [stated[latest], *(s for i, s in enumerate(stated) if i != latest)]
+    return Conflict(kind="dated", values=ordered[:MAX_VALUES])
+
+
+def _latest(dates: list[str | None]) -> int | None:
+    """The index of the one latest date, or None: a value undated, or a tie at the top.
+
+    Dates of different precision compare by their common prefix, so "2024-06" and
+    "2024-06-30" tie.
+    """
+    if any(d is None for d in dates):
+        return None
+    known = [d for d in dates if d is not None]
+    best = 0
+    for i, d in enumerate(known):
+        if _after(d, known[best]):
+            best = i
+    tied = [i for i, d in enumerate(known) if i != best and not _after(known[best], d)]
+    return None if tied else best
+
+
+def _after(a: str, b: str) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] > b[:n]
+
+
+def cited(stated: Stated) -> str:
+    """A value with its documents' numbers: '"30 seconds" [2]'."""
+    return f'"{stated["value"]}" ' + "".join(f"[{n}]" for n in stated["numbers"])
+
+
+def unmet(conflict: Conflict, answer: str) -> str | None:
+    """What the answer leaves out of a conflict it must report, or None.
+
+    Dated: the value that holds; undated: every value.
+    """
+    wanted = conflict["values"][:1] if conflict["kind"] == "dated" else conflict["values"]
+    text = f" {words(answer)} "
+    missing = [s for s in wanted if f" {words(s['value'])} " not in text]
+    if not missing:
+        return None
+    if conflict["kind"] == "dated":
+        return f"the latest dated document states {cited(missing[0])}; the answer must give it"
+    return "the documents disagree; the answer must give each value with its document: " + (
+        "; ".join(cited(s) for s in conflict["values"])
+    )

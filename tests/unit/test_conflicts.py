@@ -1,0 +1,188 @@
+"""Documents that disagree: the latest dated one holds, or the answer gives each value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from judged_rag import Components, build_graph
+from judged_rag.core.conflicts import disagreement, unmet
+from judged_rag.core.documents import doc_date
+from judged_rag.indexing.dates import document_date, parse_date
+from judged_rag.state import Doc, Judgment
+from tests.fakes import (
+    PromptRecorder,
+    doc,
+    generator,
+    judge_model,
+    quote,
+    scripted_retriever,
+    verdict,
+)
+
+QUESTION = "When does the morning ferry to Holm leave?"
+OLD = "[Context: dated 2019-03-01]\nNotice\nThe morning ferry to Holm leaves at 07:10."
+NEW = "[Context: dated 2024-06-01]\nNotice\nThe morning ferry to Holm leaves at 07:40."
+
+
+def as_doc(doc_id: str, content: str) -> Doc:
+    return Doc(
+        id=doc_id,
+        content=content,
+        title=doc_id,
+        source=f"kb/{doc_id}.md",
+        origin="kb",
+        reliability="B",
+        similarity=0.7,
+        scores={},
+        iteration=0,
+    )
+
+
+def highly(doc_id: str, evidence: str) -> Judgment:
+    return Judgment(
+        doc_id=doc_id,
+        label="highly_relevant",
+        reason="",
+        evidence=evidence,
+        aligned_components=[],
+        alignment="unchecked",
+        alignment_ratio=0.0,
+        composite_score=0.7,
+        by="llm",
+        iteration=0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("meta", "text", "title", "date"),
+    [
+        ({"date": "2024-08-08"}, "", "Travel", "2024-08-08"),
+        ({"updated": "March 2025", "date": "2020"}, "", "Travel", "2025-03"),
+        ({}, "Notice\nPublished: 3 May 2021\nThe ferry leaves at 9.", "Notice", "2021-05-03"),
+        ({}, "**As of** June 2024 the ferry leaves at 10.", "Notice", "2024-06"),
+        ({}, "The board met.", "Minutes of the board meeting, April 2024", "2024-04"),
+        ({}, "It was built in 1999.", "Ferry", None),  # a year in the text is no date
+        ({}, "Text.", "Annual report", None),
+    ],
+)
+def test_a_document_is_dated_by_what_it_states(
+    meta: dict[str, str], text: str, title: str, date: str | None
+) -> None:
+    assert document_date(meta, text, title) == date
+
+
+def test_dates_are_read_as_documents_write_them() -> None:
+    assert parse_date("August 8, 2024") == parse_date("8th Aug. 2024") == "2024-08-08"
+    assert parse_date("2024-13-01") is None and parse_date("1999") is None
+    assert parse_date("in 1999", year_alone=True) == "1999"
+
+
+def test_a_chunk_carries_its_date_in_its_note_and_only_a_kb_chunk_is_dated() -> None:
+    assert doc_date(as_doc("a", NEW)) == "2024-06-01"
+    assert doc_date(as_doc("a", "The ferry leaves at 07:40.")) is None
+    web = {**as_doc("w", NEW), "origin": "web"}
+    assert doc_date(web) is None  # type: ignore[arg-type]
+
+
+def test_the_latest_dated_value_holds_and_the_others_are_listed_after_it() -> None:
+    knowledge = [as_doc("old", OLD), as_doc("new", NEW), as_doc("copy", NEW)]
+    judged = {
+        "old": highly("old", "07:10"),
+        "new": highly("new", "07:40"),
+        "copy": highly("copy", "leaves at 07:40"),
+    }
+    conflict = disagreement(knowledge, judged)
+    assert conflict is not None and conflict["kind"] == "dated"
+    assert [(v["value"], v["numbers"], v["date"]) for v in conflict["values"]] == [
+        ("07:40", [2, 3], "2024-06-01"),
+        ("07:10", [1], "2019-03-01"),
+    ]
+    assert (
+        unmet(conflict, "It leaves at 07:40 since June 2024 [2]; in 2019 it was 07:10 [1].") is None
+    )
+    assert "07:40" in (unmet(conflict, "It leaves at 07:10 [1].") or "")
+
+
+def test_values_nothing_decides_between_must_all_be_given() -> None:
+    undated = [as_doc("a", "The society was founded in 1871."), as_doc("b", "Founded 1874.")]
+    judged = {"a": highly("a", "1871"), "b": highly("b", "1874")}
+    conflict = disagreement(undated, judged)
+    assert conflict is not None and conflict["kind"] == "undated"
+    assert unmet(conflict, "In 1871 [1] or 1874 [2]: the documents disagree.") is None
+    assert "1874" in (unmet(conflict, "It was founded in 1871 [1].") or "")
+    # One value dated and one not, or two on the same date: nothing decides.
+    same_day = [as_doc("a", NEW), as_doc("b", NEW.replace("07:40", "08:00"))]
+    tie = disagreement(same_day, {"a": highly("a", "07:40"), "b": highly("b", "08:00")})
+    assert tie is not None and tie["kind"] == "undated"
+
+
+def test_agreeing_copies_and_other_labels_are_no_conflict() -> None:
+    knowledge = [as_doc("a", NEW), as_doc("b", NEW), as_doc("c", OLD)]
+    judged = {
+        "a": highly("a", "07:40"),
+        "b": highly("b", "The morning ferry to Holm leaves at 07:40"),
+        "c": {**highly("c", "07:10"), "label": "somewhat_relevant"},
+    }
+    assert disagreement(knowledge, judged) is None  # type: ignore[arg-type]
+
+
+def run(parts: Components, recorder: PromptRecorder | None = None) -> dict[str, Any]:
+    graph = build_graph(parts, retry_interval=0)
+    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    config = {
+        "max_concurrency": 1,
+        "configurable": {"gate": False, "max_iterations": 1, **settings},
+        "callbacks": [recorder] if recorder else [],
+    }
+    return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
+
+
+def test_a_run_answers_with_the_latest_value_and_cites_both() -> None:
+    answer = "Since June 2024 it leaves at 07:40 [2]; the 2019 notice said 07:10 [1]."
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            quote("07:10", **{"07": 0.95, "NONE": 0.05}),
+            quote("07:40", **{"07": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=scripted_retriever(
+            [doc("old", OLD, similarity=0.7), doc("new", NEW, similarity=0.7)]
+        ),
+    )
+    recorder = PromptRecorder()
+    out = run(parts, recorder)
+    assert out["route"]["conflict"] == "dated"
+    found = next(e["detail"] for e in out["trace"] if e["event"] == "conflict")
+    assert found["values"][0] == {"value": "07:40", "documents": [2], "date": "2024-06-01"}
+    assert out["answer"] == answer and not out["abstained"]
+    # The generator was told which value holds.
+    told = [p for p in recorder.prompts if "latest dated document holds" in p]
+    assert len(told) == 1 and '"07:40" [2] (dated 2024-06-01)' in told[0]
+
+
+def test_an_answer_that_picks_one_side_of_an_undated_conflict_is_written_again() -> None:
+    a = doc("a", "The society was founded in 1871.", similarity=0.7)
+    b = doc("b", "The society was founded in 1874.", similarity=0.7)
+    parts = Components(
+        chat_model=generator(
+            "It was founded in 1871 [1].",
+            "The documents disagree: 1871 [1] or 1874 [2].",
+        ),
+        judge_model=judge_model(
+            quote("1871", **{"18": 0.95, "NONE": 0.05}),
+            quote("1874", **{"18": 0.95, "NONE": 0.05}),
+            verdict(),
+            verdict(),
+        ),
+        retriever=scripted_retriever([a, b]),
+    )
+    out = run(parts)
+    assert out["route"]["conflict"] == "undated" and out["route"]["regenerations"] == 1
+    assert out["answer"] == "The documents disagree: 1871 [1] or 1874 [2]."
+    checked = [
+        e["detail"] for e in out["trace"] if e["event"] == "conflict" and e["node"] == "verify"
+    ]
+    assert checked == [{"kind": "undated"}]
