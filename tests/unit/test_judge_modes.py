@@ -111,7 +111,7 @@ GARBAGE = letter("{", **{"{": 0.97, "A": 0.01})  # letters hold too little proba
         (
             "extract",
             [AIMessage(content=""), AIMessage(content=" "), AIMessage(content="\n")],
-            quote("Saturn V", **{"Sat": 0.9, "NONE": 0.1}),
+            quote("20 July 1969", **{"20": 0.9, "NONE": 0.1}),
         ),
     ],
 )
@@ -121,13 +121,13 @@ def test_unreadable_judgment_is_retried_then_recorded_as_fallback(
     parts = Components(
         chat_model=generator("Apollo 11 landed in 1969 [1]."),
         judge_model=judge_model(*unreadable, readable, verdict()),
-        retriever=scripted_retriever([APOLLO, SATURN]),
+        retriever=scripted_retriever([SATURN, APOLLO]),
     )
     out = run(parts, judge=mode, max_iterations=1)
     labels = judged(out)
-    assert labels["apollo"]["by"] == "fallback"
-    assert labels["apollo"]["label"] == "somewhat_relevant"
-    assert labels["saturn"]["label"] == "highly_relevant"
+    assert labels["saturn"]["by"] == "fallback"
+    assert labels["saturn"]["label"] == "somewhat_relevant"
+    assert labels["apollo"]["label"] == "highly_relevant"
     fallbacks = [e for e in out["trace"] if (e["node"], e["event"]) == ("judge", "fallback")]
     assert len(fallbacks) == 1 and fallbacks[0]["detail"]["error"] == "MalformedOutputError"
     # three attempts + one judgment + C_M + generate + verify

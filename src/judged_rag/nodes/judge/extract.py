@@ -16,6 +16,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from judged_rag.components.llm import Extraction
 from judged_rag.configuration import Configuration
+from judged_rag.core.asked import names_pinned, of_kind, pinned
 from judged_rag.core.comparison import compared
 from judged_rag.core.documents import titled
 from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
@@ -54,6 +55,7 @@ class Extract(OneDocumentJudge):
                 count_round=False,  # the join counts the rounds of the whole fan-out
             )
         judged = _from_extraction(base, found.value, doc, cfg, alternatives=alternatives)
+        judged = _in_form(judged, task["question"], doc)
         if alternatives:
             judged = _for_alternative(judged, alternatives, focus)
         return written(judged, cfg, found.cost, found.events)
@@ -113,6 +115,27 @@ def extraction_label(found: Extraction, in_document: bool, score: float, thresho
     if in_document and score >= threshold:
         return "highly_relevant"
     return "not_relevant" if found.none else "somewhat_relevant"
+
+
+def _in_form(judgment: Judgment, question: str, doc: Doc) -> Judgment:
+    """A Highly Relevant copy that is not what the question's form asks, made Somewhat.
+
+    `core.asked`: a question asking how many or when needs a number or a time, and one
+    naming a year or a version needs a chunk that names it. The copy stays as the
+    judgment's evidence, which the rewrite's next query carries (the bridge to the fact
+    asked), but it is no longer support.
+    """
+    if judgment["label"] != "highly_relevant" or not judgment["evidence"]:
+        return judgment
+    if not of_kind(question, judgment["evidence"]):
+        why = "the copy is not a quantity or a time, which the question asks for"
+    elif not names_pinned(question, doc["content"]):
+        why = (
+            f"the chunk does not name {', '.join(pinned(question))}, which the question asks about"
+        )
+    else:
+        return judgment
+    return {**judgment, "label": "somewhat_relevant", "reason": f"{judgment['reason']}; {why}"}
 
 
 def _off_subject(

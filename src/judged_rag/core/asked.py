@@ -1,0 +1,239 @@
+"""What a question asks for, and whether a judge's copy can be that.
+
+GGatrieval aligns each component of the question with the document; an answer is
+supported only when the components it needs are grounded. The extracting judge copies
+what it takes for the answer, and a small model often copies the fact next to it: the
+name of the relay board when the question asks for the board's lead time, a vessel's
+tonnage for its length, the 2022 count for 2023. Two checks of the copy catch what a
+question's form makes plain, with no call:
+
+- **kind**: a question asking how many, how much, how long, how often (a quantity), or
+  when (a time), is not answered by a copy with no number, no number word and no word of
+  time ("RB-7 relay board" for "What is the lead time …?" has a number, so it passes;
+  "the spare parts desk" for "How long …?" does not);
+- **the year or version asked**: "How many staff did it employ in 2023?" is answered only
+  by a chunk that names 2023 (in its text or its note, which carries its document's
+  date), and "… in firmware 4.2?" only by one that names 4.2.
+
+A copy that fails is kept as the bridge to what the question asks (`nodes.rewrite` adds
+it to the next query: the relay board's name finds its catalogue entry), but it is not
+evidence. These are checks of the answer's form, measured on the gold answers of every
+question set the project has (BENCHMARKS.md, "What a question asks for"), not rules on
+which document is about what.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judged_rag.core.quotes import words
+
+QUANTITY = re.compile(
+    r"^\s*(?:and\s+)?how\s+(?:many|much|long|often|far|old|big|large|tall|high|wide|heavy|"
+    r"fast|soon|frequently)\b",
+    re.IGNORECASE,
+)
+WHEN = re.compile(
+    r"^\s*(?:(?:since|until|by|from)\s+)?(?:when|(?:in|on)\s+(?:what|which)\s+(?:year|date|day|"
+    r"month)|(?:what|which)\s+(?:year|date|day|month))\b",
+    re.IGNORECASE,
+)
+NUMBER_WORDS = frozenset(
+    [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "half",
+        "quarter",
+        "third",
+        "dozen",
+        "single",
+        "double",
+        "once",
+        "twice",
+        "none",
+        "no",
+        "every",
+        "each",
+        "all",
+        "several",
+        "few",
+    ]
+)
+TIME_WORDS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+        "daily",
+        "weekly",
+        "monthly",
+        "quarterly",
+        "yearly",
+        "annually",
+        "hourly",
+        "nightly",
+        "fortnightly",
+        "biweekly",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "noon",
+        "midnight",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "year",
+        "years",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "day",
+        "days",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "second",
+        "seconds",
+        "decade",
+        "century",
+        "ago",
+        "before",
+        "after",
+        "during",
+        "since",
+        "until",
+        "start",
+        "end",
+        "beginning",
+        "first",
+        "last",
+        "next",
+        "previous",
+        "early",
+        "late",
+        "mid",
+    ]
+)
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+VERSION = re.compile(r"\b(?:version|firmware|release|v)\s*(\d+(?:\.\d+)+)\b", re.IGNORECASE)
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks how many, how much, how long, how often (a quantity)."""
+    return QUANTITY.search(_last_clause(question)) is not None
+
+
+def asks_time(question: str) -> bool:
+    """Whether the question asks when, or what year, date, day or month."""
+    return WHEN.search(_last_clause(question)) is not None
+
+
+def _last_clause(question: str) -> str:
+    """The part of the question after a leading condition or a ", and": what it asks.
+
+    "Can I carry over unused leave, and how many days?" asks how many days.
+    """
+    parts = re.split(r",\s*(?:and\s+)?(?=(?:how|when|what|which)\b)", question, flags=re.IGNORECASE)
+    return parts[-1] if len(parts) > 1 else question
+
+
+def of_kind(question: str, copy: str) -> bool:
+    """Whether the copy can be what the question's form asks for (see the module)."""
+    quantity, time = asks_quantity(question), asks_time(question)
+    if not (quantity or time):
+        return True
+    if any(ch.isdigit() for ch in copy):
+        return True
+    tokens = set(words(copy).split())
+    return bool(tokens & NUMBER_WORDS) or (time and bool(tokens & TIME_WORDS))
+
+
+def pinned(question: str) -> list[str]:
+    """The years and versions the question names: a chunk must name them to answer it."""
+    found = [m.group(0) for m in YEAR.finditer(question)]
+    found += [m.group(1) for m in VERSION.finditer(question)]
+    return list(dict.fromkeys(found))
+
+
+def names_pinned(question: str, text: str) -> bool:
+    """Whether `text` names every year and version the question names.
+
+    A year counts as named when the text has it, or years before and after it (a span:
+    "became chief executive in 2004 … succeeded in 2018" answers for 2007).
+    """
+    years = [int(y) for y in YEAR.findall(text)]
+    for wanted in pinned(question):
+        if re.search(rf"(?<![\d.]){re.escape(wanted)}(?![\d]|\.\d)", text):
+            continue
+        if not YEAR.fullmatch(wanted):
+            return False
+        asked = int(wanted)
+        if not (any(y < asked for y in years) and any(y > asked for y in years)):
+            return False
+    return True

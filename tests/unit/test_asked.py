@@ -1,0 +1,84 @@
+"""What a question's form asks for, and the extracting judge's copies held to it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from judged_rag import Components, build_graph
+from judged_rag.core.asked import asks_quantity, asks_time, names_pinned, of_kind, pinned
+from tests.fakes import doc, generator, judge_model, quote, scripted_retriever
+
+
+@pytest.mark.parametrize(
+    ("question", "quantity", "time"),
+    [
+        ("How many staff parking spaces does the office have?", True, False),
+        ("how often are laptops replaced?", True, False),
+        ("Can I carry over unused leave, and how many days?", True, False),
+        ("When does the PRB meet?", False, True),
+        ("In what year was the yard founded?", False, True),
+        ("Since when has the ferry left at 07:40?", False, True),
+        ("What is the lead time for the relay board?", False, False),
+        ("Describe the rules for hot desks.", False, False),
+        ("Who chairs the board?", False, False),
+    ],
+)
+def test_the_form_of_a_question(question: str, quantity: bool, time: bool) -> None:
+    assert asks_quantity(question) is quantity and asks_time(question) is time
+
+
+@pytest.mark.parametrize(
+    ("question", "copy", "fits"),
+    [
+        ("How many monitors does a desk have?", "two monitors", True),
+        ("How many monitors does a desk have?", "2", True),
+        ("How many monitors does a desk have?", "the facilities team", False),
+        ("How often does the board meet?", "every quarter", True),
+        ("When does the PRB meet?", "on the first Tuesday of each month", True),
+        ("When does the PRB meet?", "the Product Review Board", False),
+        ("In what year was it founded?", "1923", True),
+        ("Who chairs the board?", "Rosos Dakrebrok", True),  # any copy: not a form it checks
+    ],
+)
+def test_a_copy_fits_the_form(question: str, copy: str, fits: bool) -> None:
+    assert of_kind(question, copy) is fits
+
+
+def test_a_year_or_version_asked_must_be_named_by_the_chunk() -> None:
+    question = "How many employees did Mordby Brewery have in 2015?"
+    assert pinned(question) == ["2015"]
+    assert names_pinned(question, "In 2015 the brewery had 198 employees.")
+    assert not names_pinned(question, "In 2022 the brewery had 190 employees.")
+    # A span of years around it answers for it.
+    assert names_pinned(question, "Boshirail became chief executive in 2004; in 2018 …")
+    asked = "What is the default polling interval in firmware 4.2?"
+    assert pinned(asked) == ["4.2"]
+    assert names_pinned(asked, "From version 4.2 the default is 30 seconds.")
+    assert not names_pinned(asked, "From version 4.21 the default is 30 seconds.")
+    assert names_pinned("How many monitors?", "Two monitors.")
+
+
+def run(parts: Components, question: str) -> dict[str, Any]:
+    graph = build_graph(parts, retry_interval=0)
+    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    config = {
+        "max_concurrency": 1,
+        "configurable": {"gate": False, "max_iterations": 1, **settings},
+    }
+    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
+
+
+def test_a_copy_of_another_years_figure_is_no_support() -> None:
+    chunk = doc("count", "In 2022 the brewery had 190 employees.", similarity=0.8)
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(quote("190", **{"190": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([chunk]),
+    )
+    out = run(parts, "How many employees did the brewery have in 2015?")
+    judged = next(e["detail"] for e in out["trace"] if e["event"] == "judged")
+    # The judge's copy is kept as the bridge, but the label is not Highly Relevant.
+    assert judged["label"] == "somewhat_relevant" and judged["evidence"] == "190"
+    assert out["abstained"] is True
