@@ -1686,8 +1686,9 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
     changes = rng.sample(("90 days", "180 days", "365 days", "never"), 3)
     rows: list[tuple[str, ...]] = []
     for kind, length, change in zip(
-        ("Standard user", "Administrator", "Service account"), lengths, changes, strict=True
+        ("Standard user", "Administrator", "Service"), lengths, changes, strict=True
     ):
+        asked = f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind.lower()} account"
         line = _row((kind, f"{length} characters", change))
         w.state(line, f"{kind} account", "password_length", f"{length} characters", table=True)
         if change != "never":
@@ -1696,7 +1697,7 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
         others = tuple(f"{x} characters" for x in lengths if x != length)
         c.ask(
             "table",
-            f"What is the minimum password length for a {kind.lower()} account?",
+            f"What is the minimum password length for {asked}?",
             f"{kind} account",
             "password_length",
             (f"{length} characters",),
@@ -1704,7 +1705,7 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
         )
         c.ask(
             "imperative",
-            f"Give the minimum password length for a {kind.lower()} account.",
+            f"Give the minimum password length for {asked}.",
             f"{kind} account",
             "password_length",
             (f"{length} characters",),
@@ -1713,7 +1714,7 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
         if change != "never":
             c.ask(
                 "table",
-                f"How often must a {kind.lower()} account change its password?",
+                f"How often must {asked} change its password?",
                 f"{kind} account",
                 "password_change",
                 (change,),
