@@ -82,3 +82,35 @@ def test_a_copy_of_another_years_figure_is_no_support() -> None:
     # The judge's copy is kept as the bridge, but the label is not Highly Relevant.
     assert judged["label"] == "somewhat_relevant" and judged["evidence"] == "190"
     assert out["abstained"] is True
+
+
+def grounding_run(chunk: str, question: str, **settings: Any) -> dict[str, Any]:
+    parts = Components(
+        chat_model=generator("It opens at 8:00 [1]."),
+        judge_model=judge_model(quote("8:00", **{"8": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([doc("office", chunk, similarity=0.8)]),
+    )
+    graph = build_graph(parts, retry_interval=0)
+    base = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    config = {
+        "max_concurrency": 1,
+        "configurable": {"gate": False, "max_iterations": 1, **base, **settings},
+    }
+    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
+
+
+def test_knowledge_that_never_names_the_subject_is_not_trusted_when_asked() -> None:
+    question = "What time does the Shekai office open on weekdays?"
+    sibling = "Febus office\nThe office opens at 8:00 on weekdays."
+    # Off (the default), the sibling's hours are the answer; on, the run abstains.
+    assert grounding_run(sibling, question)["abstained"] is False
+    out = grounding_run(sibling, question, subject_grounding=True)
+    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+    assert [e for e in out["trace"] if e["event"] == "subject_not_grounded"]
+    # A chunk whose note names the subject is trusted: "she" is Priya Okafor.
+    noted = "[Context: earlier in this section: Priya Okafor]\nShe opens the office at 8:00."
+    out = grounding_run(noted, "When does Priya Okafor open the office?", subject_grounding=True)
+    assert out["abstained"] is False
+    # An imperative's first word names nothing.
+    out = grounding_run(sibling, "Describe when the office opens.", subject_grounding=True)
+    assert out["abstained"] is False

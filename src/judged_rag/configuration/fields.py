@@ -278,6 +278,15 @@ class Configuration:
         "name it half-recognises.",
         access="research",
     )
+    subject_grounding: bool = _f(
+        False,
+        "SRA, checked on the whole knowledge after every chunk was judged: when the "
+        "question names something (a run of capitalised words) that no document of the "
+        "knowledge names, in its text, title or context note, retrieval is not trusted "
+        "(S_max undefined): the documents are about something else, a sibling office or "
+        "a namesake. No chunk is removed from judgment by it.",
+        access="research",
+    )
     judge_similarity_weight: float = _f(
         0.5,
         "Letter, list and extract judges: weight of the retriever's cosine in the judge's "

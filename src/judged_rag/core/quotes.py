@@ -65,9 +65,30 @@ LEADING_WORDS = frozenset(
         "a",
         "an",
         "please",
+        "describe",
+        "explain",
+        "show",
+        "summarize",
+        "summarise",
+        "compare",
+        "define",
+        "outline",
+        "provide",
+        "state",
+        "identify",
+        "say",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "am",
+        "if",
+        "suppose",
+        "whats",
     ]
 )
-"""Words a question starts with capitalised only because they start it."""
+"""Words a question starts with capitalised only because they start it (question words,
+auxiliaries, imperatives: "Describe the rules for ..." names no "Describe")."""
 
 JOINING_WORDS = frozenset(
     [

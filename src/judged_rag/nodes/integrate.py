@@ -87,7 +87,8 @@ def integrate(
     # A choice between alternatives that the loop left without evidence for one of
     # them: the documents cannot decide it, whatever their scores.
     missing = uncovered(list(latest_judgments(state).values()), alternatives_asked(state, cfg))
-    basis = decide_basis(None if missing else s_max, c_m, cfg)
+    elsewhere = cfg.subject_grounding and not missing and not _grounded(state, knowledge)
+    basis = decide_basis(None if missing or elsewhere else s_max, c_m, cfg)
     events.append(
         event(
             "integrate",
@@ -103,6 +104,8 @@ def integrate(
     )
     if missing:
         events.append(event("integrate", "alternatives_uncovered", missing=missing))
+    if elsewhere:
+        events.append(event("integrate", "subject_not_grounded", s_max=s_max))
     update: dict[str, Any] = {"cost": cost, "trace": events, "self_confidence": c_m}
     if basis == "none" and state.get("gate_route") == "direct":
         # The gate sent the question to the model and the model does not know it: the
@@ -123,6 +126,17 @@ def integrate(
     if basis == "none":
         update.update(verdict="abstain", reason=reason)
     return update
+
+
+def _grounded(state: State, knowledge: list[Doc]) -> bool:
+    """Whether the knowledge names what the question names (`subject_grounding`).
+
+    True when the question names nothing, or no knowledge was kept (nothing to distrust).
+    """
+    if not knowledge:
+        return True
+    texts = [t for d in knowledge for t in (d["title"], d["content"])]
+    return named(subject_coverage(state["question"], *texts))
 
 
 def _declined(retrieved: bool) -> str:
