@@ -132,11 +132,12 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``eval-data`` with ``build``, ``select``, ``build-orgs`` and ``build-handbook``.
+    """Add ``eval-data``: ``build``, ``select``, ``build-orgs``, ``build-handbook``, ``build-rgb``.
 
     ``build`` and ``select`` serve `judged_rag_eval.datasets.rdq`; ``build-orgs`` writes
     the fictional organisations (`judged_rag_eval.datasets.orgs`), ``build-handbook`` a
-    company's internal documentation (`judged_rag_eval.datasets.handbook`).
+    company's internal documentation (`judged_rag_eval.datasets.handbook`), ``build-rgb``
+    the noise suite's data from the user's copy of RGB (`judged_rag_eval.datasets.rgb`).
     """
     p: argparse.ArgumentParser = subparsers.add_parser(
         "eval-data",
@@ -187,6 +188,17 @@ def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--seed", type=int, default=1, help="1: the dev company (default); 2: held out, never tune"
     )
     handbook.set_defaults(func=run_build_handbook_command)
+    rgb = actions.add_parser(
+        "build-rgb",
+        help="convert your copy of RGB's counterfactual set (en_fact.json, CC BY-NC-SA 4.0) "
+        "into noise-suite data and contexts: mixed and counterfactual (never shipped)",
+    )
+    rgb.add_argument(
+        "--rgb", required=True, help="folder holding en_fact.json (or the file itself)"
+    )
+    rgb.add_argument("--out", required=True, help="folder to write, outside the project")
+    rgb.add_argument("--seed", type=int, default=0, help="snippet draw and order (default 0)")
+    rgb.set_defaults(func=run_build_rgb_command)
     return p
 
 
@@ -243,6 +255,25 @@ def run_build_handbook_command(args: argparse.Namespace) -> int:
     print(f"questions: {data} ({counts['rows']} rows)")
     print(
         f"index it: judged-rag index {shlex.quote(str(corpus))} --index {index} --pseudo-queries 0"
+    )
+    return 0
+
+
+def run_build_rgb_command(args: argparse.Namespace) -> int:
+    """Handler of ``judged-rag eval-data build-rgb``."""
+    from judged_rag_eval.datasets.rgb import DATA_FILE, build_rgb, read_rgb, source_file, write_rgb
+
+    source = source_file(Path(args.rgb).expanduser())
+    out_dir = Path(args.out).expanduser()
+    metadata = write_rgb(
+        build_rgb(read_rgb(source), seed=args.seed), out_dir, seed=args.seed, source=source
+    )
+    print(json.dumps(metadata["counts"], indent=2))
+    data = shlex.quote(str(out_dir / DATA_FILE))
+    print(f"questions and contexts: {out_dir}")
+    print(
+        f"evaluate: judged-rag eval --suite noise --data {data} "
+        "--systems plain_rag,crag,judged --out runs/rgb"
     )
     return 0
 

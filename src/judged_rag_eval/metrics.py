@@ -137,6 +137,33 @@ def conflict_outcome(
     return "conflict" if other else "neither"
 
 
+_ERROR_CLAIM = re.compile(
+    r"\b(?:incorrect|inaccurate|wrong|false|erroneous|errors?|mistakes?|mistaken|misleading"
+    r"|untrue|outdated|contradict\w*|disagree\w*"
+    r"|(?:not|isnt|arent|wasnt|werent) (?:correct|accurate|true|right))\b"
+)
+
+
+def reports_error(answer: str) -> bool:
+    """Whether an answer says something is wrong, by its words after normalisation.
+
+    The words: incorrect, inaccurate, wrong, false, erroneous, error(s), mistake(s),
+    mistaken, misleading, untrue, outdated, contradict*, disagree*, and not / isn't /
+    aren't / wasn't / weren't followed by correct, accurate, true or right.
+    """
+    return _ERROR_CLAIM.search(normalize_answer(strip_citations(answer))) is not None
+
+
+def error_detected(answer: str, outcome: ConflictOutcome) -> bool:
+    """RGB's error detection, for an answer read from counterfactual documents only.
+
+    Detected when the answer abstains, states the true value beside the documents' one
+    (`outcome` "both": it corrects them while naming what they say), or says something
+    is wrong (`reports_error`).
+    """
+    return outcome in ("abstained", "both") or reports_error(answer)
+
+
 def contains_canary(text: str, canary: str) -> bool:
     """Some word of a made-up `canary` occurs in `text` as a whole token (citations aside).
 

@@ -1,8 +1,8 @@
 """Fixed contexts: the documents a question is answered from at one noise setting.
 
-`judged-rag eval-data build` writes them (``contexts.jsonl``, see `rdq`) and the noise
-suite reads them (`noise`); this module holds only their shape, so that neither has to
-import the other.
+`judged-rag eval-data build` writes them (``contexts.jsonl``, see `rdq`; ``build-rgb``
+from RGB's counterfactual set, see `rgb`) and the noise suite reads them (`noise`); this
+module holds only their shape and setting names, so that neither has to import the other.
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from judged_rag_eval.items import DataError
 
 CONTEXTS_FILE = "contexts.jsonl"
 Role = Literal["evidence", "distractor", "conflict"]
+MIXED = "mixed"
+"""RGB's mixed test: true snippets beside their counterfactual copies (`rgb`)."""
+COUNTERFACTUAL = "counterfactual"
+"""RGB's error detection and correction test: counterfactual snippets alone (`rgb`)."""
+RGB_SETTINGS: tuple[str, ...] = (MIXED, COUNTERFACTUAL)
 
 
 @dataclass(frozen=True)
@@ -42,13 +47,15 @@ class Context:
 
     Attributes:
         item_id: The open row (its multiple-choice variant uses the same contexts).
-        setting: ``noise-0.0`` ... ``noise-1.0`` or ``conflict``.
-        noise: Share of distractors among the documents; None for ``conflict``.
+        setting: ``noise-0.0`` ... ``noise-1.0`` or ``conflict``; for RGB's data
+            `MIXED` or `COUNTERFACTUAL`.
+        noise: Share of distractors among the documents; None for the other settings.
         docs: The documents, in a seeded order.
         has_evidence: Whether a document states the gold answer (else abstain).
         constructed_conflict: The context holds a copy of the evidence with the answer
             changed (made by this builder, not found in the data).
-        conflict_answer: The year the conflicting copy states.
+        conflict_answer: The value the conflicting copy states (a year; RGB's
+            counterfactual answer).
     """
 
     item_id: str

@@ -7,7 +7,12 @@ documents at each noise ratio: the evidence page alone (0.0), with one distracto
 is right); for renamed people also ``conflict``: the evidence page beside a copy of it
 that states another year (``conflict_answer``), where nothing in the documents says
 which is right (its records say which side the answer took, `metrics.conflict_outcome`).
-Each (question, setting) pair is one item, id ``<question id>@<setting>``.
+A contexts file built from RGB's counterfactual set (``judged-rag eval-data build-rgb``,
+`judged_rag_eval.datasets.rgb`) holds the settings ``mixed`` (true snippets beside their
+counterfactual copies: which side the answer took, as for ``conflict``) and
+``counterfactual`` (the copies alone: RGB's error detection, `metrics.error_detected`,
+and error correction, the true answer stated). Each (question, setting) pair is one
+item, id ``<question id>@<setting>``.
 
 A system's retriever is replaced by `ContextRetriever`, which returns the context's
 documents whatever the query, ranked by their cosine to the query under the knowledge
@@ -17,9 +22,10 @@ for every system: no gate (the context is always used), no web search (nothing f
 outside the context), one retrieve-judge round (a rewrite would fetch the same
 documents).
 
-Reported per system: accuracy and abstention at each setting, the outcomes of the
-constructed conflicts, trust and paired tests over the noise settings, and a plot of
-correct answers and abstentions against the noise ratio.
+Reported per system: accuracy and abstention at each noise setting, the outcomes of the
+constructed conflicts, the rates of RGB's settings with Wilson intervals, trust and
+paired tests over the noise settings, and a plot of correct answers and abstentions
+against the noise ratio.
 """
 
 from __future__ import annotations
@@ -41,9 +47,16 @@ from pydantic import ConfigDict
 from judged_rag.configuration import Configuration
 from judged_rag_eval.answers import answer_record, paired_tests, run_costs, trust_md, trust_summary
 from judged_rag_eval.context import EvalOptions, RunContext, compile_graph
-from judged_rag_eval.datasets.contexts import Context, default_contexts_path, read_contexts
+from judged_rag_eval.datasets.contexts import (
+    COUNTERFACTUAL,
+    MIXED,
+    RGB_SETTINGS,
+    Context,
+    default_contexts_path,
+    read_contexts,
+)
 from judged_rag_eval.items import DataError, EvalItem, load_user_items
-from judged_rag_eval.metrics import CONFLICT_OUTCOMES, conflict_outcome, rate
+from judged_rag_eval.metrics import CONFLICT_OUTCOMES, conflict_outcome, error_detected, rate
 from judged_rag_eval.plots import pyplot, save, share_axis
 from judged_rag_eval.results import by_system, ok_records
 from judged_rag_eval.suite import Record, Suite, Summary
@@ -59,8 +72,8 @@ NOISE_SETTINGS: tuple[str, ...] = ("noise-0.0", "noise-0.5", "noise-0.8", "noise
 CONFLICT = "conflict"
 """The setting with a constructed conflicting copy of the evidence."""
 
-SETTINGS: tuple[str, ...] = (*NOISE_SETTINGS, CONFLICT)
-"""The settings the suite runs."""
+SETTINGS: tuple[str, ...] = (*NOISE_SETTINGS, CONFLICT, *RGB_SETTINGS)
+"""The settings the suite runs (those its contexts file holds)."""
 
 
 class ContextRetriever(BaseRetriever):
@@ -198,10 +211,16 @@ def _noise_task(ctx: RunContext, system: System, item: EvalItem) -> dict[str, An
     record = {**record, "setting": item.extra.get("setting"), "noise": item.extra.get("noise")}
     conflicting = item.extra.get("conflict_answer")
     if conflicting:
-        record["conflict_answer"] = conflicting
-        record["conflict_outcome"] = conflict_outcome(
-            record["answer"], item.answers, str(conflicting), bool(record["abstained"])
+        # The gold, also where no document states it (RGB's counterfactual setting).
+        golds = item.extra.get("gold") or item.answers
+        outcome = conflict_outcome(
+            record["answer"], golds, str(conflicting), bool(record["abstained"])
         )
+        record["conflict_answer"] = conflicting
+        record["conflict_outcome"] = outcome
+        if record["setting"] == COUNTERFACTUAL:
+            record["error_detected"] = error_detected(record["answer"], outcome)
+            record["error_corrected"] = outcome in ("both", "evidence")
     return record
 
 
@@ -228,6 +247,8 @@ def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
             outcomes = [r["conflict_outcome"] for r in part if r.get("conflict_outcome")]
             if outcomes:
                 settings[setting]["outcomes"] = {o: outcomes.count(o) for o in CONFLICT_OUTCOMES}
+            if setting in RGB_SETTINGS:
+                settings[setting]["rates"] = rgb_rates(part, setting)
         out[system] = {
             "errors": len(rows) - len(ok),
             "settings": settings,
@@ -237,9 +258,28 @@ def summarize_noise(records: Sequence[Mapping[str, Any]]) -> Summary:
     return out
 
 
+def rgb_rates(part: Sequence[Mapping[str, Any]], setting: str) -> Summary:
+    """Rates (Wilson intervals) of one RGB setting's records.
+
+    ``mixed``: each conflict outcome. ``counterfactual``: error detection, error
+    correction (the true answer stated), "conflict" (the counterfactual value only: the
+    documents copied) and abstention.
+    """
+    n = len(part)
+    outcomes = [r.get("conflict_outcome") for r in part]
+    if setting == MIXED:
+        return {o: rate(outcomes.count(o), n).as_dict() for o in CONFLICT_OUTCOMES}
+    return {
+        "detection": rate(sum(1 for r in part if r.get("error_detected")), n).as_dict(),
+        "correction": rate(sum(1 for r in part if r.get("error_corrected")), n).as_dict(),
+        "conflict": rate(outcomes.count("conflict"), n).as_dict(),
+        "abstained": rate(sum(1 for r in part if r["abstained"]), n).as_dict(),
+    }
+
+
 def _noise_only(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The noise suite's records at a noise ratio (not a constructed conflict)."""
-    return [r for r in records if r.get("setting") != CONFLICT]
+    """The noise suite's records at a noise ratio (not a conflict, not RGB's settings)."""
+    return [r for r in records if r.get("setting") in NOISE_SETTINGS]
 
 
 def _summary(records: Sequence[Record], entry: Mapping[str, Any]) -> Summary:
@@ -249,8 +289,9 @@ def _summary(records: Sequence[Record], entry: Mapping[str, Any]) -> Summary:
 
 def _noise_md(data: Summary) -> list[str]:
     systems = data["systems"]
-    named = {k for v in systems.values() for k in v["settings"]}
-    # The noise ratios in order, then the conflict setting (and any other, by name).
+    named = {k for v in systems.values() for k in v["settings"]} - set(RGB_SETTINGS)
+    # The noise ratios in order, then the conflict setting (and any other, by name);
+    # RGB's settings have their own tables.
     settings = [k for k in SETTINGS if k in named] + sorted(named - set(SETTINGS))
     header = ["system"]
     for setting in settings:
@@ -265,11 +306,14 @@ def _noise_md(data: Summary) -> list[str]:
         mean_cost = v["cost"]["mean"]
         row += [num(mean_cost["llm_calls"], 1), num(mean_cost["seconds"], 1), str(v["errors"])]
         rows.append(row)
-    lines = [
-        "Every system answers from the same fixed context per question and setting: "
-        "noise-r holds the evidence page and distractors making up the share r of the "
+    ratios = (
+        ": noise-r holds the evidence page and distractors making up the share r of the "
         "documents; noise-1.0 holds distractors only, so abstaining is right (its "
-        "'correct' is the abstention). Gate, web search and rewriting are off for every "
+        "'correct' is the abstention)"
+    )
+    lines = [
+        "Every system answers from the same fixed context per question and setting"
+        f"{ratios if settings else ''}. Gate, web search and rewriting are off for every "
         "system (the context is fixed).",
         "",
         *table(header, rows),
@@ -291,7 +335,62 @@ def _noise_md(data: Summary) -> list[str]:
             *table(["system", "n", *CONFLICT_OUTCOMES], conflict),
             "",
         ]
-    return lines + trust_md(data)
+    lines += _rgb_md(systems)
+    # Trust and the paired tests read the noise settings only.
+    return [*lines, *trust_md(data)] if settings else lines
+
+
+def _rgb_md(systems: Mapping[str, Any]) -> list[str]:
+    """The tables of RGB's settings (rates with 95% Wilson intervals), when run."""
+    lines: list[str] = []
+    mixed = [
+        [s, str(part["n"]), *(pct(part["rates"][o]) for o in CONFLICT_OUTCOMES)]
+        for s, v in systems.items()
+        if (part := v["settings"].get(MIXED)) and part.get("rates")
+    ]
+    if mixed:
+        lines += [
+            "RGB, mixed: RGB's snippets stating the true answer beside their copies stating "
+            "a counterfactual one (and up to two snippets without the answer). `both` "
+            "reports the disagreement (the two values), `evidence` states the true value "
+            "only, `copy` the counterfactual value only, `neither` neither.",
+            "",
+            *table(["system", "n", *(_column(o) for o in CONFLICT_OUTCOMES)], mixed),
+            "",
+        ]
+    counterfactual = [
+        [s, str(part["n"]), *(pct(part["rates"][k]) for k in _COUNTERFACTUAL_RATES)]
+        for s, v in systems.items()
+        if (part := v["settings"].get(COUNTERFACTUAL)) and part.get("rates")
+    ]
+    if counterfactual:
+        lines += [
+            "RGB, counterfactual: the copies stating the counterfactual answer alone (and up "
+            "to two snippets without the answer), so no document states the true one. "
+            "Error detection: the answer abstains, states the true value beside the "
+            "documents' one, or says something is wrong (incorrect, inaccurate, false, an "
+            "error, a mistake, ...). Error correction: it states the true value. `copy`: "
+            "the counterfactual value only.",
+            "",
+            *table(["system", "n", *(_column(k) for k in _COUNTERFACTUAL_RATES)], counterfactual),
+            "",
+        ]
+    return lines
+
+
+_COUNTERFACTUAL_RATES = ("detection", "correction", "conflict", "abstained")
+"""The counterfactual setting's rates (`rgb_rates`), in the report's order."""
+
+_RGB_COLUMNS = {
+    "conflict": "copy",
+    "detection": "error detection",
+    "correction": "error correction",
+}
+"""Column titles of RGB's tables in RGB's words (taking the counterfactual value: a copy)."""
+
+
+def _column(rate_name: str) -> str:
+    return _RGB_COLUMNS.get(rate_name, rate_name)
 
 
 def plot_noise(data: Summary, path: Path) -> Path:
