@@ -420,6 +420,14 @@ def plot_noise(data: Summary, path: Path) -> Path:
     return save(plt, fig, path)
 
 
+def _plots(data: Summary, records: Sequence[Record], out_dir: Path) -> dict[str, Path]:
+    """The noise curve, when a noise ratio was run (RGB's settings have none)."""
+    ratios = any(
+        v.get("noise") is not None for s in data["systems"].values() for v in s["settings"].values()
+    )
+    return {"noise_curve": plot_noise(data, out_dir / "noise_curve.png")} if ratios else {}
+
+
 def _items(options: EvalOptions) -> tuple[list[EvalItem], dict[str, int]]:
     if options.data is None:
         raise ValueError(
@@ -448,8 +456,6 @@ SUITE = Suite(
     markdown=lambda data, entry: _noise_md(data),
     items=_items,
     index=None,
-    plots=lambda data, records, out_dir: {
-        "noise_curve": plot_noise(data, out_dir / "noise_curve.png")
-    },
+    plots=_plots,
     fingerprint=_fingerprint,
 )
