@@ -141,7 +141,8 @@ def test_mcp_caller_can_tell_an_abstention_from_an_answer(server: Server) -> Non
     assert result.is_error is not True
     out = output_of(result.content[0].text)  # type: ignore[union-attr]
     assert out["abstained"] is True and out["answer"] == "Unknown"
-    assert out["reason"] == "no_trusted_source" and out["citations"] == []
+    # Nothing was found anywhere, and the model does not know.
+    assert out["reason"] == "model_declined" and out["citations"] == []
 
 
 @pytest.mark.parametrize(
@@ -303,7 +304,7 @@ def test_a2a_caller_can_tell_an_abstention_from_an_answer(server: Server) -> Non
         server, data_part({"question": QUESTION}), graph_id=server_graph.ABSTAINING_NAME
     )
     out = task_output(task)
-    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+    assert out["abstained"] is True and out["reason"] == "model_declined"
 
 
 def test_a2a_text_message_is_refused_with_a_clear_error(server: Server) -> None:
