@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
@@ -186,23 +186,34 @@ def load_user_items(path: Path) -> list[EvalItem]:
     """
     items: list[EvalItem] = []
     ids: set[str] = set()
+    for where, number, record in json_lines(path):
+        item = _user_item(record, where, number, path.name)
+        if item.id in ids:
+            raise DataError(f"{where}: duplicate id {item.id!r}")
+        ids.add(item.id)
+        items.append(item)
+    if not items:
+        raise DataError(f"{path}: no questions found")
+    return items
+
+
+def json_lines(path: Path) -> Iterator[tuple[str, int, Any]]:
+    """Each non-blank line of a JSON-lines file, parsed: (file:line, line number, value).
+
+    Raises:
+        DataError: A line is not valid JSON (the message names the file and line).
+        FileNotFoundError: If the file does not exist.
+    """
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             where = f"{path}:{number}"
             try:
-                record = json.loads(line)
+                value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(f"{where}: not valid JSON ({exc.msg})") from None
-            item = _user_item(record, where, number, path.name)
-            if item.id in ids:
-                raise DataError(f"{where}: duplicate id {item.id!r}")
-            ids.add(item.id)
-            items.append(item)
-    if not items:
-        raise DataError(f"{path}: no questions found")
-    return items
+            yield where, number, value
 
 
 def _strings(value: Any, name: str, where: str) -> tuple[str, ...]:

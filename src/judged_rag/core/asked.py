@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS
 from judged_rag.core.quotes import words
 
 QUANTITY = re.compile(
@@ -91,37 +92,9 @@ NUMBER_WORDS = frozenset(
 )
 TIME_WORDS = frozenset(
     [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
+        *MONTHS,
+        *(short for shorts in MONTH_ABBREVIATIONS for short in shorts),
+        *WEEKDAYS,
         "spring",
         "summer",
         "autumn",

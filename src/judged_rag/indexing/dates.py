@@ -24,27 +24,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from judged_rag.core.calendar import MONTH_ABBREVIATIONS
+from judged_rag.core.calendar import MONTHS as MONTH_NAMES
+
 MONTHS = {
     name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
+    for number, (month, short) in enumerate(zip(MONTH_NAMES, MONTH_ABBREVIATIONS, strict=True), 1)
+    for name in (month, *short)
 }
+"""Month names and abbreviations, each with its number."""
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from judged_rag.core.calendar import MONTHS, WEEKDAYS
 from judged_rag.indexing.chunking import Unit
 
 _WORD = r"[A-Z][\w'’-]*"
@@ -43,6 +44,8 @@ PERSON = re.compile(r"\b([A-Z][a-z]+(?:[ -](?:[A-Z]['’]?[A-Za-z]+)){1,2})\b")
 against `NOT_PERSON`)."""
 NOT_PERSON = frozenset(
     [
+        *MONTHS,
+        *WEEKDAYS,
         "the",
         "a",
         "an",
@@ -90,25 +93,6 @@ NOT_PERSON = frozenset(
         "next",
         "last",
         "first",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
         "head",
         "chief",
         "team",

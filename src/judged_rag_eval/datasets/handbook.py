@@ -70,9 +70,7 @@ Files: ``corpus/<slug>.md``, ``eval-data-handbook.jsonl`` (the ``--data`` format
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
-import json
 import random
 import re
 from collections import Counter
@@ -81,6 +79,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from judged_rag_eval.datasets.folders import write_build
 from judged_rag_eval.datasets.orgs import KNOWN_WORDS
 from judged_rag_eval.datasets.renaming import NameForge, corpus_vocabulary
 from judged_rag_eval.items import take_turns
@@ -2190,58 +2189,21 @@ def counts_of(rows: Sequence[Row], pages: Iterable[Page]) -> dict[str, Any]:
     }
 
 
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def questions_text(rows: Iterable[Row]) -> str:
-    """The rows as the bytes of `DATA_FILE`."""
-    return "".join(
-        json.dumps(r.to_user_record(), ensure_ascii=False, sort_keys=True) + "\n" for r in rows
-    )
-
-
 def write_handbook(dataset: HandbookDataset, out_dir: Path) -> dict[str, Any]:
     """Write the files (module docstring) and return the metadata written.
 
-    A folder holding anything but an earlier build is refused; of the corpus, only pages
-    an earlier build listed are removed.
+    A folder holding anything but an earlier build is refused, and so is one whose
+    files were changed since that build (`datasets.folders`): nothing is lost.
 
     Raises:
         HandbookError: `out_dir` holds something else.
     """
-    meta_path = out_dir / METADATA_FILE
-    earlier: dict[str, Any] = {}
-    if out_dir.exists() and not out_dir.is_dir():
-        raise HandbookError(f"{out_dir} is not a folder")
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if not meta_path.is_file():
-            raise HandbookError(f"{out_dir} is not empty and holds no handbook build")
-        try:
-            earlier = json.loads(meta_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            earlier = {}
-        if not isinstance(earlier, dict) or earlier.get("name") != NAME:
-            raise HandbookError(f"{meta_path} belongs to something else: choose another folder")
-    corpus = out_dir / CORPUS_DIR
-    corpus.mkdir(parents=True, exist_ok=True)
-    wanted = {f"{p.slug}.md" for p in dataset.pages}
-    for stale in earlier.get("pages", {}):
-        path = corpus / f"{stale}.md"
-        if path.name not in wanted and path.is_file():
-            path.unlink()
-    files: dict[str, dict[str, str]] = {}
-    for page in dataset.pages:
-        text = page.markdown()
-        (corpus / f"{page.slug}.md").write_text(text, encoding="utf-8")
-        files[f"{CORPUS_DIR}/{page.slug}.md"] = {"sha256": _sha256(text)}
-    data = questions_text(dataset.rows)
-    (out_dir / DATA_FILE).write_text(data, encoding="utf-8")
-    files[DATA_FILE] = {"sha256": _sha256(data)}
-    metadata = {
-        **dataset.metadata,
-        "files": files,
-        "pages": {p.slug: {"title": p.title, "kind": p.kind} for p in dataset.pages},
-    }
-    meta_path.write_text(json.dumps(metadata, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    return metadata
+    return write_build(
+        out_dir,
+        name=NAME,
+        pages=dataset.pages,
+        rows=dataset.rows,
+        metadata=dataset.metadata,
+        error=HandbookError,
+        files=(CORPUS_DIR, DATA_FILE, METADATA_FILE),
+    )

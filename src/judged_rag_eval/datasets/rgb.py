@@ -47,7 +47,7 @@ from judged_rag_eval.datasets.contexts import (
     ContextDoc,
     Role,
 )
-from judged_rag_eval.items import DataError
+from judged_rag_eval.items import DataError, json_lines
 from judged_rag_eval.metrics import contains_answer
 
 RGB_FILE = "en_fact.json"
@@ -127,39 +127,31 @@ def read_rgb(path: Path) -> list[RgbRow]:
     """
     rows: list[RgbRow] = []
     ids: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{where}: expected a JSON object")
-            query = record.get("query")
-            if not isinstance(query, str) or not query.strip():
-                raise DataError(f"{where}: 'query' must be a non-empty string")
-            fake = _alternatives(record.get("fakeanswer"), "fakeanswer", where)
-            if len(fake) != 1:
-                raise DataError(f"{where}: 'fakeanswer' must be one string")
-            raw_id = record.get("id", number)
-            row_id = f"rgb-{raw_id}"
-            if row_id in ids:
-                raise DataError(f"{where}: duplicate id {raw_id!r}")
-            ids.add(row_id)
-            rows.append(
-                RgbRow(
-                    id=row_id,
-                    question=query.strip(),
-                    answers=_alternatives(record.get("answer"), "answer", where),
-                    fake=fake[0],
-                    positive=_snippets(record, "positive", where, required=True),
-                    wrong=_snippets(record, "positive_wrong", where, required=True),
-                    negative=_snippets(record, "negative", where, required=False),
-                )
+    for where, number, record in json_lines(path):
+        if not isinstance(record, dict):
+            raise DataError(f"{where}: expected a JSON object")
+        query = record.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise DataError(f"{where}: 'query' must be a non-empty string")
+        fake = _alternatives(record.get("fakeanswer"), "fakeanswer", where)
+        if len(fake) != 1:
+            raise DataError(f"{where}: 'fakeanswer' must be one string")
+        raw_id = record.get("id", number)
+        row_id = f"rgb-{raw_id}"
+        if row_id in ids:
+            raise DataError(f"{where}: duplicate id {raw_id!r}")
+        ids.add(row_id)
+        rows.append(
+            RgbRow(
+                id=row_id,
+                question=query.strip(),
+                answers=_alternatives(record.get("answer"), "answer", where),
+                fake=fake[0],
+                positive=_snippets(record, "positive", where, required=True),
+                wrong=_snippets(record, "positive_wrong", where, required=True),
+                negative=_snippets(record, "negative", where, required=False),
             )
+        )
     if not rows:
         raise DataError(f"{path}: no questions found")
     return rows
