@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
-from judged_rag.core.conflicts import disagreement, unmet
+from judged_rag.core.conflicts import comparable, disagreement, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
 from judged_rag.state import Doc, Judgment
@@ -186,3 +186,35 @@ def test_an_answer_that_picks_one_side_of_an_undated_conflict_is_written_again()
         e["detail"] for e in out["trace"] if e["event"] == "conflict" and e["node"] == "verify"
     ]
     assert checked == [{"kind": "undated"}]
+
+
+def test_a_copy_of_another_fact_is_no_conflict() -> None:
+    # The judge passed a chunk stating a polling interval for a mounting height.
+    knowledge = [as_doc("a", NEW), as_doc("b", OLD), as_doc("c", NEW)]
+    judged = {
+        "a": highly("a", "180 centimetres"),
+        "b": highly("b", "30 seconds"),
+        "c": highly("c", "the installer"),
+    }
+    assert disagreement(knowledge, judged) is None
+    # Two values in one unit are, and the odd one out is left out.
+    judged["c"] = highly("c", "150 centimetres")
+    conflict = disagreement(knowledge, judged)
+    assert conflict is not None
+    assert [v["value"] for v in conflict["values"]] == ["180 centimetres", "150 centimetres"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same_fact"),
+    [
+        ("07:10", "07:40", True),
+        ("1871", "1874", True),
+        ("37 hours", "39 hours", True),
+        ("37 hours", "39 hour", True),
+        ("180 centimetres", "30 seconds", False),
+        ("Rosos Dakrebrok", "Tatand Boshirail", False),
+        ("12 hours", "the backup battery", False),
+    ],
+)
+def test_which_copies_can_be_values_of_one_fact(a: str, b: str, same_fact: bool) -> None:
+    assert comparable(a, b) is same_fact

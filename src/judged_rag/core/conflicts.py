@@ -13,10 +13,15 @@ asked fact. Then:
   with its citation, the route carries ``conflict``, and the verifier asks that the
   answer does.
 
-Nothing here calls a model: the values are the judge's own copies.
+Only copies that can be two values of one fact count (`comparable`: numbers in the same
+unit): a judge that passed a chunk stating another fact ("30 seconds" beside "180
+centimetres" for a mounting height) has made an error, not found a disagreement. Nothing
+here calls a model: the values are the judge's own copies.
 """
 
 from __future__ import annotations
+
+import re
 
 from judged_rag.core.documents import doc_date
 from judged_rag.core.quotes import words
@@ -24,6 +29,32 @@ from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 MAX_VALUES = 4
 """Most values listed (the rest are left to the documents themselves)."""
+
+
+_QUANTITY = re.compile(r"(\d[\d,.:]*)\s*([^\W\d_]+|%)?")
+
+
+def _measure(copy: str) -> tuple[str, str] | None:
+    """The first number of a copy and the word after it, or None without a number.
+
+    "180 centimetres" gives ("180", "centimetre"): a plural's "s" is dropped.
+    """
+    match = _QUANTITY.search(copy)
+    if match is None:
+        return None
+    unit = (match.group(2) or "").lower()
+    return match.group(1), unit[:-1] if unit.endswith("s") and len(unit) > 3 else unit
+
+
+def comparable(a: str, b: str) -> bool:
+    """Whether two copies can be two values of one fact: numbers in the same unit.
+
+    "07:10" and "07:40", "1871" and "1874", "37 hours" and "39 hours" are; "180
+    centimetres" and "30 seconds" (the judge passed a chunk stating another fact) are
+    not, nor are copies without a number, which say too little to tell.
+    """
+    first, second = _measure(a), _measure(b)
+    return first is not None and second is not None and first[1] == second[1]
 
 
 def _same(a: str, b: str) -> bool:
@@ -53,6 +84,14 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
         else:
             stated[match]["numbers"].append(number)
             dates[match].append(doc_date(doc))
+    # Only values of one fact disagree; a copy of another fact is the judge's error.
+    stated_dates = list(zip(stated, dates, strict=True))
+    kept = [
+        (s, d)
+        for s, d in stated_dates
+        if any(comparable(s["value"], o["value"]) for o, _ in stated_dates if o is not s)
+    ]
+    stated, dates = [s for s, _ in kept], [d for _, d in kept]
     if len(stated) < 2:
         return None
     for entry, seen in zip(stated, dates, strict=True):
