@@ -60,12 +60,12 @@ def test_a_year_or_version_asked_must_be_named_by_the_chunk() -> None:
     assert names_pinned("How many monitors?", "Two monitors.")
 
 
-def run(parts: Components, question: str) -> dict[str, Any]:
+def run(parts: Components, question: str, **settings: Any) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
-    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    base = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
     config = {
         "max_concurrency": 1,
-        "configurable": {"gate": False, "max_iterations": 1, **settings},
+        "configurable": {"gate": False, "max_iterations": 1, **base, **settings},
     }
     return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
 
@@ -90,13 +90,7 @@ def grounding_run(chunk: str, question: str, **settings: Any) -> dict[str, Any]:
         judge_model=judge_model(quote("8:00", **{"8": 0.95, "NONE": 0.05}), knows="B"),
         retriever=scripted_retriever([doc("office", chunk, similarity=0.8)]),
     )
-    graph = build_graph(parts, retry_interval=0)
-    base = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
-    config = {
-        "max_concurrency": 1,
-        "configurable": {"gate": False, "max_iterations": 1, **base, **settings},
-    }
-    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
+    return run(parts, question, **settings)
 
 
 def test_knowledge_that_never_names_the_subject_is_not_trusted_when_asked() -> None:

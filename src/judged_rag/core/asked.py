@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS
+from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
 from judged_rag.core.quotes import words
 
 QUANTITY = re.compile(
@@ -153,7 +153,6 @@ TIME_WORDS = frozenset(
         "mid",
     ]
 )
-YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 VERSION = re.compile(r"\b(?:version|firmware|release|v)\s*(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 
 

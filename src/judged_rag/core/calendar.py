@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+"""A year of the last two centuries, as a word: what documents and questions date by."""
+
 MONTHS = (
     "january",
     "february",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from judged_rag.core.documents import doc_date
-from judged_rag.core.quotes import words
+from judged_rag.core.quotes import grounded, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 MAX_VALUES = 4
@@ -57,19 +57,14 @@ def comparable(a: str, b: str) -> bool:
     return first is not None and second is not None and first[1] == second[1]
 
 
-def _same(a: str, b: str) -> bool:
-    """Whether two copies state the same value: one holds the other, as whole words."""
-    x, y = f" {words(a)} ", f" {words(b)} "
-    return x in y or y in x
-
-
 def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Conflict | None:
     """The conflict among the knowledge's Highly Relevant copies, or None.
 
     `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`).
     """
-    stated: list[Stated] = []
-    dates: list[list[str | None]] = []
+    # Each value once (one copy holding the other, as whole words, is the same value),
+    # with the dates of the documents stating it.
+    groups: list[tuple[Stated, list[str | None]]] = []
     for number, doc in enumerate(knowledge, start=1):
         judgment = judgments.get(doc["id"])
         if judgment is None or judgment["label"] != "highly_relevant":
@@ -77,26 +72,26 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
         copy = " ".join(judgment["evidence"].split())
         if not words(copy):
             continue
-        match = next((i for i, s in enumerate(stated) if _same(s["value"], copy)), None)
-        if match is None:
-            stated.append(Stated(value=copy, numbers=[number], date=None))
-            dates.append([doc_date(doc)])
+        group = next(
+            (g for g in groups if grounded(g[0]["value"], copy) or grounded(copy, g[0]["value"])),
+            None,
+        )
+        if group is None:
+            groups.append((Stated(value=copy, numbers=[number], date=None), [doc_date(doc)]))
         else:
-            stated[match]["numbers"].append(number)
-            dates[match].append(doc_date(doc))
+            group[0]["numbers"].append(number)
+            group[1].append(doc_date(doc))
     # Only values of one fact disagree; a copy of another fact is the judge's error.
-    stated_dates = list(zip(stated, dates, strict=True))
-    kept = [
-        (s, d)
-        for s, d in stated_dates
-        if any(comparable(s["value"], o["value"]) for o, _ in stated_dates if o is not s)
-    ]
-    stated, dates = [s for s, _ in kept], [d for _, d in kept]
+    stated: list[Stated] = []
+    for entry, seen in groups:
+        if any(
+            comparable(entry["value"], other["value"]) for other, _ in groups if other is not entry
+        ):
+            known = [d for d in seen if d is not None]
+            entry["date"] = max(known) if known and len(known) == len(seen) else None
+            stated.append(entry)
     if len(stated) < 2:
         return None
-    for entry, seen in zip(stated, dates, strict=True):
-        known = [d for d in seen if d is not None]
-        entry["date"] = max(known) if known and len(known) == len(seen) else None
     latest = _latest([s["date"] for s in stated])
     if latest is None:
         return Conflict(kind="undated", values=stated[:MAX_VALUES])
@@ -137,8 +132,7 @@ def unmet(conflict: Conflict, answer: str) -> str | None:
     Dated: the value that holds; undated: every value.
     """
     wanted = conflict["values"][:1] if conflict["kind"] == "dated" else conflict["values"]
-    text = f" {words(answer)} "
-    missing = [s for s in wanted if f" {words(s['value'])} " not in text]
+    missing = [s for s in wanted if not grounded(s["value"], answer)]
     if not missing:
         return None
     if conflict["kind"] == "dated":

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from judged_rag.core.calendar import MONTH_ABBREVIATIONS
+from judged_rag.core.calendar import MONTH_ABBREVIATIONS, YEAR
 from judged_rag.core.calendar import MONTHS as MONTH_NAMES
 
 MONTHS = {
@@ -43,7 +43,6 @@ PATTERNS = (
     re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
 )
 """Dates as documents write them: ISO, "3 May 2021", "May 3, 2021", "May 2021"."""
-YEAR_ONLY = re.compile(rf"\b{_YEAR}\b")
 FRONT_MATTER_KEYS = ("updated", "revised", "modified", "last_modified", "published", "date")
 STATED = re.compile(
     r"^[\s*_>#-]*(?:last\s+)?(?:published|revised|updated|modified|issued|dated|date|"
@@ -73,8 +72,8 @@ def parse_date(text: str, *, year_alone: bool = False) -> str | None:
             continue
         return f"{year}-{month:02d}" + (f"-{day:02d}" if day else "")
     if year_alone:
-        match = YEAR_ONLY.search(text)
-        return match.group("year") if match else None
+        match = YEAR.search(text)
+        return match.group(0) if match else None
     return None
 
 

@@ -204,7 +204,13 @@ def defined_names(text: str) -> dict[str, str]:
 
 
 def _mentions(text: str, phrase: str) -> bool:
+    """Whether `text` holds `phrase` as whole words, case aside."""
     return re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def _abbreviated(text: str, abbreviation: str) -> bool:
+    """Whether `text` uses `abbreviation` as written (case counts: "IT" is not "it")."""
+    return re.search(rf"\b{re.escape(abbreviation)}\b", text) is not None
 
 
 def _people(text: str) -> list[str]:
@@ -238,11 +244,9 @@ def chunk_note(
     seen = " ".join([*units[start].context, own])
     parts: list[str] = [f"dated {date}"] if date else []
     for abbreviation, name in definitions.items():
-        uses_short = re.search(rf"\b{re.escape(abbreviation)}\b", own) is not None
-        uses_long = _mentions(own, name)
-        if uses_short and not _mentions(seen, name):
+        if _abbreviated(own, abbreviation) and not _mentions(seen, name):
             parts.append(f"{abbreviation} = {name}")
-        elif uses_long and not re.search(rf"\b{re.escape(abbreviation)}\b", seen):
+        elif _mentions(own, name) and not _abbreviated(seen, abbreviation):
             parts.append(f"{name} = {abbreviation}")
     if PRONOUN.search(own) and not _people(own):
         section = units[start].section

@@ -99,11 +99,10 @@ def verify(
         claims = [*check.unsupported_claims, *claims]
     else:
         supported = not invalid
-    left_out = unmet(conflict, draft) if conflict and cfg.verify else None
-    if left_out:
+    if conflict and cfg.verify and (left_out := unmet(conflict, draft)):
         supported = False
         claims = [left_out, *claims]
-        events.append(event("verify", "conflict", kind=conflict["kind"] if conflict else ""))
+        events.append(event("verify", "conflict", kind=conflict["kind"]))
     events.append(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
