@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
-from judged_rag.core.conflicts import comparable, disagreement, unmet
+from judged_rag.core.conflicts import comparable, disagreement, name_like, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
 from judged_rag.state import Doc, Judgment
@@ -218,3 +218,36 @@ def test_a_copy_of_another_fact_is_no_conflict() -> None:
 )
 def test_which_copies_can_be_values_of_one_fact(a: str, b: str, same_fact: bool) -> None:
     assert comparable(a, b) is same_fact
+
+
+@pytest.mark.parametrize(
+    ("copy", "name"),
+    [
+        ("Tampa, Florida", True),
+        ("Facebook", True),
+        ("Bank of England", True),
+        ("the installer", False),
+        ("12 hours", False),
+        ("The NFL moved the game to Tampa, Florida in February", False),
+    ],
+)
+def test_which_copies_are_names(copy: str, name: bool) -> None:
+    assert name_like(copy) is name
+
+
+SUPER_BOWL = "Where was the 2021 Super Bowl played?"
+
+
+def test_two_names_for_one_fact_disagree_unless_a_page_names_both() -> None:
+    true = as_doc("a", "Super Bowl LV was played at Raymond James Stadium in Tampa, Florida.")
+    fake = as_doc("b", "Super Bowl LV was played at State Farm Stadium in Glendale, Arizona.")
+    judged = {"a": highly("a", "Tampa, Florida"), "b": highly("b", "Glendale, Arizona")}
+    conflict = disagreement([true, fake], judged)
+    assert conflict is not None and conflict["kind"] == "undated"
+    assert [v["value"] for v in conflict["values"]] == ["Tampa, Florida", "Glendale, Arizona"]
+    # The stadium and its city, each copied from a page naming both: one answer.
+    judged["b"] = highly("b", "Raymond James Stadium")
+    stadium = as_doc("b", "The game was at Raymond James Stadium in Tampa, Florida.")
+    assert disagreement([true, stadium], judged) is None
+    # Two names on one page, however the copies differ, are held together there.
+    assert disagreement([true, true | {"id": "b"}], judged) is None  # type: ignore[operator]

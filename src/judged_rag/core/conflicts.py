@@ -13,10 +13,12 @@ asked fact. Then:
   with its citation, the route carries ``conflict``, and the verifier asks that the
   answer does.
 
-Only copies that can be two values of one fact count (`comparable`: numbers in the same
-unit): a judge that passed a chunk stating another fact ("30 seconds" beside "180
-centimetres" for a mounting height) has made an error, not found a disagreement. Nothing
-here calls a model: the values are the judge's own copies.
+Only copies that can be two values of one fact count (`rivals`): numbers in the same
+unit, or two names neither of whose documents names the other. A judge that passed a
+chunk stating another fact ("30 seconds" beside "180 centimetres" for a mounting height)
+has made an error, not found a disagreement; and a page that names both "Tampa" and
+"Raymond James Stadium" does not contradict one that names the city alone. Nothing here
+calls a model: the values are the judge's own copies.
 """
 
 from __future__ import annotations
@@ -24,11 +26,15 @@ from __future__ import annotations
 import re
 
 from judged_rag.core.documents import doc_date
-from judged_rag.core.quotes import grounded, words
+from judged_rag.core.quotes import JOINING_WORDS, grounded, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 MAX_VALUES = 4
 """Most values listed (the rest are left to the documents themselves)."""
+
+MAX_NAME_WORDS = 5
+"""Longest copy read as a name ("Tampa, Florida", "Simona Halep"); a longer one is a
+statement, which says more than one value."""
 
 
 _QUANTITY = re.compile(r"(\d[\d,.:]*)\s*([^\W\d_]+|%)?")
@@ -51,10 +57,41 @@ def comparable(a: str, b: str) -> bool:
 
     "07:10" and "07:40", "1871" and "1874", "37 hours" and "39 hours" are; "180
     centimetres" and "30 seconds" (the judge passed a chunk stating another fact) are
-    not, nor are copies without a number, which say too little to tell.
+    not. Copies without a number are names or statements: `rivals` reads those.
     """
     first, second = _measure(a), _measure(b)
     return first is not None and second is not None and first[1] == second[1]
+
+
+def name_like(copy: str) -> bool:
+    """Whether a copy is a name: a few capitalised words (joining words aside), no number.
+
+    "Tampa, Florida", "Facebook", "Bank of England" are; "the installer", "12 hours",
+    "The NFL moved the game to Tampa" are not.
+    """
+    tokens = [t.strip(".,;:()\"'“”’") for t in copy.split()]
+    tokens = [t for t in tokens if t]
+    if not tokens or len(tokens) > MAX_NAME_WORDS or any(c.isdigit() for c in copy):
+        return False
+    return all(t[0].isupper() or t.lower() in JOINING_WORDS for t in tokens)
+
+
+def rivals(a: Stated, b: Stated, knowledge: list[Doc]) -> bool:
+    """Whether two values can be rival answers to the asked fact.
+
+    Numbers in the same unit (`comparable`); or two names (`name_like`) where no
+    document stating one also names the other: a page naming both holds them together
+    (a stadium and its city, a person and their employer), which is no disagreement.
+    """
+    if comparable(a["value"], b["value"]):
+        return True
+    if not (name_like(a["value"]) and name_like(b["value"])):
+        return False
+    return not any(
+        grounded(other["value"], knowledge[n - 1]["content"])
+        for one, other in ((a, b), (b, a))
+        for n in one["numbers"]
+    )
 
 
 def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Conflict | None:
@@ -84,9 +121,7 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
     # Only values of one fact disagree; a copy of another fact is the judge's error.
     stated: list[Stated] = []
     for entry, seen in groups:
-        if any(
-            comparable(entry["value"], other["value"]) for other, _ in groups if other is not entry
-        ):
+        if any(rivals(entry, other, knowledge) for other, _ in groups if other is not entry):
             known = [d for d in seen if d is not None]
             entry["date"] = max(known) if known and len(known) == len(seen) else None
             stated.append(entry)
