@@ -57,7 +57,8 @@ def rewrite(
     docs = {d["id"]: d for d in state.get("documents") or []}
     recent = this_round(judged, docs, iteration)
     well = [j for j in recent if ratio(j) >= cfg.align_tau and j["label"] != "not_relevant"]
-    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in well]
+    bridges = with_documents(question, [docs[j["doc_id"]] for j in well])
+    queries = list(bridges)
     events: list[TraceEvent] = []
     alternatives = alternatives_asked(state, cfg)
     if alternatives:
@@ -66,7 +67,7 @@ def rewrite(
         asked = alternative_queries(question, alternatives, missing)
         queries = [*asked, *queries][: cfg.rewrite_max_queries]
         events.append(event("rewrite", "alternatives", missing=missing, queries=asked))
-        return _queries(queries, iteration, len(well), events, {})
+        return _queries(queries, iteration, len(well), events, {}, bridges=bridges)
     queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     out: dict[str, Any] = {}
     step = deps.step("rewrite", state, config, cfg, keep=ANSWERING)
@@ -98,7 +99,7 @@ def rewrite(
             )
         )
     queries = queries[: cfg.rewrite_max_queries] or [question]
-    return _queries(queries, iteration, len(well), events, out)
+    return _queries(queries, iteration, len(well), events, out, bridges=bridges)
 
 
 def _queries(
@@ -108,9 +109,14 @@ def _queries(
     events: list[TraceEvent],
     out: dict[str, Any],
     *,
+    bridges: dict[str, str],
     basis: str | None = None,
 ) -> dict[str, Any]:
-    """The update: next round's queries, the counter, the trace (`basis`: replace mode's)."""
+    """The update: next round's queries, the counter, the trace (`basis`: replace mode's).
+
+    `bridges`: the queries made of the question and a document (Q + D), each with that
+    document's id; those of them kept go into the state as `bridged_queries`.
+    """
     events.append(
         event(
             "rewrite",
@@ -121,7 +127,19 @@ def _queries(
             queries=[q[:200] for q in queries],
         )
     )
-    return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}
+    kept = {q: doc_id for q, doc_id in bridges.items() if q in queries}
+    return {
+        **out,
+        "queries": queries,
+        "bridged_queries": kept,
+        "iteration": iteration + 1,
+        "trace": events,
+    }
+
+
+def with_documents(question: str, documents: list[Doc]) -> dict[str, str]:
+    """Q + D queries: the question followed by each document's opening, with its id."""
+    return {f"{question}\n{d['content'][:DOC_CHARS]}": d["id"] for d in documents}
 
 
 def this_round(judged: dict[str, Judgment], docs: dict[str, Doc], iteration: int) -> list[Judgment]:
@@ -209,7 +227,8 @@ def _replacing(
     most = cfg.rewrite_max_queries
     high = high[: most - 1] if unaligned else high[:most]
     unaligned = unaligned[: most - len(high)]
-    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in high]
+    bridges = with_documents(question, [docs[j["doc_id"]] for j in high])
+    queries = list(bridges)
     cost: Cost = zero_cost()
     events: list[TraceEvent] = []
     for missing in unaligned:
@@ -222,7 +241,9 @@ def _replacing(
         queries.append(query)
         cost = add_costs(cost, query_cost)
     queries = queries[:most] or [question]
-    return _queries(queries, iteration, len(high), events, {"cost": cost}, basis=basis)
+    return _queries(
+        queries, iteration, len(high), events, {"cost": cost}, bridges=bridges, basis=basis
+    )
 
 
 def _synonymous_query(
