@@ -33,6 +33,7 @@ from judged_rag.indexing.chunking import (
     CHUNKING_MODES,
     MIN_CHUNK_CHARS,
 )
+from judged_rag.indexing.gate_jobs import GATE_TIMINGS
 from judged_rag.state import InputState, OutputState
 
 logger = logging.getLogger("judged_rag.cli")
@@ -85,12 +86,22 @@ def _ask(args: argparse.Namespace) -> int:
     if args.task:
         inputs["task_type"] = args.task
     components = None
+    retriever = None
     if cfg.store == "files" and cfg.index_dir:
         from judged_rag.indexing import open_index
 
         # A missing or corrupt index is an error to report, not something a run should
         # work around (the nodes would record it and answer from the model alone).
-        components = Components(retriever=open_index(Path(cfg.index_dir)))
+        retriever = open_index(Path(cfg.index_dir))
+        components = Components(retriever=retriever)
+    elif cfg.store == "files":
+        from judged_rag.indexing import open_index, sample_index_dir
+
+        # The sample is built without writing its gate: the job that writes it starts
+        # after the answer (`report_gate`), so the first question does not wait for it
+        # nor share the CPU with it. The embeddings stay those of the sample index.
+        retriever = open_index(sample_index_dir(None))
+        components = Components(retriever=retriever, embeddings=retriever.embeddings)
     graph = build_graph(components)
     result: dict[str, Any] = {}
     started = time.monotonic()
@@ -112,7 +123,66 @@ def _ask(args: argparse.Namespace) -> int:
         text = render(result, show_trace=args.trace)
         text = text.encode(encoding, "backslashreplace").decode(encoding)
     print(text)
+    if retriever is not None and cfg.gate:
+        report_gate(retriever, cfg, sample=not cfg.index_dir)
     return 0
+
+
+def report_gate(retriever: Any, cfg: Configuration, *, sample: bool) -> None:
+    """Say on stderr when the index's gate is not ready; for the sample, start writing it.
+
+    The sample's gate is written by a background job started here, after the answer,
+    with the run's judge model, once: a later question finds it running (or done).
+    """
+    from judged_rag.components.gate_job import QueryModel, start_gate_job
+    from judged_rag.indexing.builder import gate_is_current
+    from judged_rag.indexing.gate_jobs import building
+    from judged_rag.indexing.sample import SAMPLE_PSEUDO_QUERIES
+
+    progress = retriever.gate_progress()
+    where = retriever.store.directory
+    stale = sample and not gate_is_current(retriever.store.manifest)
+    if progress.state == "building":
+        print(_building_line(where, progress.done, progress.total, progress.log), file=sys.stderr)
+        return
+    if progress.state == "failed":
+        print(
+            f"judged-rag: the gate of {where} failed in the background ({progress.error}; "
+            f"log: {progress.log}); "
+            + ("writing it again" if stale else "every question is retrieved"),
+            file=sys.stderr,
+        )
+    build = retriever.store.manifest.get("build")
+    if not stale or building(where, build):  # one job for the sample's build, not one a question
+        return
+    model = QueryModel(
+        cfg.judge_model or cfg.model,
+        cfg.base_url or None,
+        cfg.max_step_tokens,
+        cfg.request_timeout,
+    )
+    job = start_gate_job(where, model, pseudo_queries=SAMPLE_PSEUDO_QUERIES)
+    if job is not None and progress.state == "ready":  # written with earlier prompts
+        print(
+            f"judged-rag: the gate of {where} is being rewritten in the background with "
+            f"today's prompts ({job.total} pseudo-queries; log: {job.log}); until then it "
+            "uses the earlier ones",
+            file=sys.stderr,
+        )
+    elif job is not None:
+        print(_building_line(where, 0, job.total, job.log, started=True), file=sys.stderr)
+
+
+def _building_line(
+    where: Path, done: int, total: int, log: str | None, *, started: bool = False
+) -> str:
+    """What the command line says of a gate being written in the background."""
+    verb = "is now being built" if started else "is being built"
+    return (
+        f"judged-rag: the gate of {where} {verb} in the background "
+        f"({total - done} of {total} pseudo-queries to write; log: {log}); until it is "
+        "done every question is retrieved"
+    )
 
 
 def _encodable(text: str, encoding: str) -> bool:
@@ -185,14 +255,26 @@ def render(result: dict[str, Any], *, show_trace: bool = False) -> str:
     return "\n".join(lines)
 
 
+def gate_timing(args: argparse.Namespace) -> str:
+    """When the gate is written: as asked, else in the background (PostgreSQL: now)."""
+    if args.pseudo_queries <= 0:
+        return "off"
+    if args.gate == "background" and args.postgres:
+        raise ValueError("--gate background writes into an --index folder; use now or off")
+    return str(args.gate or ("now" if args.postgres else "background"))
+
+
 def _index(args: argparse.Namespace) -> int:
     if bool(args.index) == bool(args.postgres):
         raise ValueError("give exactly one of --index DIR or --postgres URL")
+    timing = gate_timing(args)
     query_model = None
-    if args.pseudo_queries > 0:
+    if timing == "now":
         from judged_rag.components.models import load_chat_model
 
         query_model = load_chat_model(args.model or Configuration().model)
+    if args.index:
+        _report_replaced_job(Path(args.index).expanduser())
     paths = [Path(p).expanduser() for p in args.paths]
     chunking = {
         "chunking": args.chunking,
@@ -221,7 +303,7 @@ def _index(args: argparse.Namespace) -> int:
                 paths,
                 Path(args.index).expanduser(),
                 query_model=query_model,
-                pseudo_queries=args.pseudo_queries,
+                pseudo_queries=0 if timing == "off" else args.pseudo_queries,
                 queries_per_chunk=args.queries_per_chunk,
                 progress=not args.quiet,
                 **chunking,
@@ -232,6 +314,74 @@ def _index(args: argparse.Namespace) -> int:
             raise IndexBuildError(f"cannot build the index {args.index}: {exc}") from exc
     print(json.dumps(stats.__dict__, indent=2, default=str))
     print(_index_summary(stats), file=sys.stderr)
+    if timing == "background":
+        _start_background_gate(args)
+    return 0
+
+
+def _start_background_gate(args: argparse.Namespace) -> None:
+    """Start the job writing the new index's gate, and say where it stands."""
+    from judged_rag.components.gate_job import QueryModel, start_gate_job
+
+    where = Path(args.index).expanduser().resolve()
+    model = QueryModel(args.model or Configuration().model)
+    job = start_gate_job(
+        where,
+        model,
+        pseudo_queries=args.pseudo_queries,
+        queries_per_chunk=args.queries_per_chunk,
+    )
+    if job is None:
+        print("judged-rag: the index and its gate are ready", file=sys.stderr)
+        return
+    print(
+        f"judged-rag: the index is usable now; its gate is being built in the background: "
+        f"{job.total} pseudo-queries to write (process {job.pid}, log: {job.log}); until it "
+        f"is done every question is retrieved (`judged-rag status --index {args.index}` "
+        "tells how far it is)",
+        file=sys.stderr,
+    )
+
+
+def _report_replaced_job(index_dir: Path) -> None:
+    """Say that a gate still being written for the index's previous build will stop."""
+    from judged_rag.indexing.gate_jobs import read_job, running
+
+    job = read_job(index_dir)
+    if running(job):
+        assert job is not None  # for the type checker
+        print(
+            f"judged-rag: the gate of the previous build is still being written (process "
+            f"{job.pid}, {job.done} of {job.total}); it stops once this build replaces it",
+            file=sys.stderr,
+        )
+
+
+def _status(args: argparse.Namespace) -> int:
+    """Print what an index holds and how far its gate is."""
+    from judged_rag.indexing import open_index
+    from judged_rag.indexing.sample import default_sample_dir
+
+    where = Path(args.index).expanduser() if args.index else default_sample_dir()
+    retriever = open_index(where)
+    manifest = retriever.store.manifest
+    progress = retriever.gate_progress()
+    record: dict[str, Any] = {
+        "index": str(retriever.store.directory),
+        "files": manifest.get("files"),
+        "chunks": manifest.get("chunks"),
+        "created": manifest.get("created"),
+        "gate": progress.state,
+        "pseudo_queries": manifest.get("pseudo_queries", 0),
+    }
+    if progress.state in ("building", "failed"):
+        record |= {"done": progress.done, "total": progress.total, "log": progress.log}
+    if progress.error:
+        record["error"] = progress.error
+    if args.json:
+        print(json.dumps(record, indent=2))
+    else:
+        print("\n".join(f"{key}: {value}" for key, value in record.items()))
     return 0
 
 
@@ -412,6 +562,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     index.add_argument("--model", help="chat model writing the pseudo-queries")
     index.add_argument(
+        "--gate",
+        choices=GATE_TIMINGS,
+        help="when the gate's pseudo-queries are written: after the index, by a process "
+        "in the background (the default for --index: the index is usable at once and "
+        "questions are retrieved until the gate is done), during the build (now; the "
+        "default for --postgres) or never (off, like --pseudo-queries 0)",
+    )
+    index.add_argument(
         "--chunking",
         choices=CHUNKING_MODES,
         help="new chunk where consecutive sentences are less similar than a percentile of "
@@ -519,6 +677,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     model.add_argument("--json", action="store_true", help="status as JSON")
     model.set_defaults(func=_model)
+
+    status = sub.add_parser("status", help="what an index holds and how far its gate is")
+    status.add_argument("--index", help="index directory (default: the sample knowledge base)")
+    status.add_argument("--json", action="store_true", help="print it as JSON")
+    status.set_defaults(func=_status)
 
     settings = sub.add_parser("settings", help="list every setting with its value and meaning")
     settings.add_argument("--preset", choices=list(PRESETS), default="default")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from langchain_core.retrievers import BaseRetriever
 
     from judged_rag.configuration import Configuration
+    from judged_rag.indexing.gate_jobs import GateProgress
 
 
 class GateIndex(Protocol):
@@ -33,6 +34,14 @@ class GateIndex(Protocol):
 
     def max_similarity(self, question: str) -> float:
         """Best cosine similarity of the question to any chunk."""
+
+
+@runtime_checkable
+class ReportsGateProgress(Protocol):
+    """A gate index whose pseudo-queries may be written after it (in the background)."""
+
+    def gate_progress(self) -> GateProgress:
+        """Whether the gate is ready, being written, failed, or never made."""
 
 
 JudgeKind = Literal["structured", "letter", "extract", "list", "chunkrag", "off"]

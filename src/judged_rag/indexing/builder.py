@@ -27,7 +27,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -405,7 +405,7 @@ class IndexBuild:
         Returns:
             The gate data to store, or None when there are no pseudo-queries.
         """
-        gate = _gate_entries(
+        gate = gate_entries(
             kept,
             kept_vectors,
             carried,
@@ -869,7 +869,33 @@ def embed_texts(
     return result
 
 
-def _gate_entries(
+def pending_pseudo_queries(
+    kept: Sequence[Chunk], carried: dict[str, Any] | None, target: int, per_chunk: int = 1
+) -> int:
+    """How many chunks still need a pseudo-query call for a gate of `target` sampled chunks.
+
+    Entries in `carried` (a previous build's gate data) for chunks still in `kept`,
+    written with today's prompt and count, need none.
+    """
+    have = _carried_entries(kept, carried, target, per_chunk)
+    sampled = len({e["chunk_id"] for e in have})
+    return max(0, min(target - sampled, len(kept) - sampled))
+
+
+def _carried_entries(
+    kept: Sequence[Chunk], carried: dict[str, Any] | None, target: int, per_chunk: int
+) -> list[dict[str, Any]]:
+    """The entries of `carried` still valid: today's prompt and count, chunks still kept."""
+    if carried is None or carried.get("prompt") != pseudo_query_prompt_id(per_chunk):
+        # Written with another prompt or count: not comparable with the ones written now.
+        return []
+    rows = {c.id for c in kept}
+    valid = [e for e in carried.get("entries", []) if e.get("chunk_id") in rows]
+    sampled = set(list(dict.fromkeys(e["chunk_id"] for e in valid))[: max(target, 0)])
+    return [e for e in valid if e["chunk_id"] in sampled]
+
+
+def gate_entries(
     kept: list[Chunk],
     kept_vectors: Vectors,
     carried: dict[str, Any] | None,
@@ -879,19 +905,19 @@ def _gate_entries(
     progress: bool,
     stats: IndexStats,
     per_chunk: int = 1,
+    on_calls: Callable[[int], None] | None = None,
 ) -> dict[str, Any] | None:
     """Pseudo-queries for a sample of `target` chunks and their similarity to it (CAG).
 
-    Each sampled chunk gets up to `per_chunk` questions from one call.
+    Each sampled chunk gets up to `per_chunk` questions from one call; `on_calls`, when
+    given, hears the number of calls made after each batch (and may raise to stop).
     """
     rows = {c.id: i for i, c in enumerate(kept)}
     prompt_id = pseudo_query_prompt_id(per_chunk)
-    if carried is not None and carried.get("prompt") != prompt_id:
-        # Written with another prompt or count: not comparable with the ones written now.
+    entries = _carried_entries(kept, carried, target, per_chunk)
+    if not entries:
         carried = None
-    carried_entries = [e for e in (carried or {}).get("entries", []) if e.get("chunk_id") in rows]
-    kept_chunks = list(dict.fromkeys(e["chunk_id"] for e in carried_entries))[: max(target, 0)]
-    entries = [e for e in carried_entries if e["chunk_id"] in set(kept_chunks)]
+    kept_chunks = list(dict.fromkeys(e["chunk_id"] for e in entries))
     failures = 0
     need = target - len(kept_chunks)
     if model is not None and need > 0:
@@ -900,7 +926,9 @@ def _gate_entries(
         picked = sorted(
             random.Random(PSEUDO_QUERY_SEED).sample(candidates, min(need, len(candidates)))
         )
-        asked, failures = ask_pseudo_queries(model, [kept[i] for i in picked], progress, per_chunk)
+        asked, failures = ask_pseudo_queries(
+            model, [kept[i] for i in picked], progress, per_chunk, on_calls
+        )
         answered = [(i, q) for i, qs in zip(picked, asked, strict=True) for q in qs]
         if answered:
             vectors = embed_texts(
@@ -946,13 +974,18 @@ def _pseudo_query_prompt(chunk: Chunk, per_chunk: int = 1) -> str:
 
 
 def ask_pseudo_queries(
-    model: BaseChatModel, chunks: list[Chunk], progress: bool, per_chunk: int = 1
+    model: BaseChatModel,
+    chunks: list[Chunk],
+    progress: bool,
+    per_chunk: int = 1,
+    on_calls: Callable[[int], None] | None = None,
 ) -> tuple[list[list[str]], int]:
     """Up to `per_chunk` distinct questions per chunk, one call each.
 
     The questions are the reply's first lines, stripped; the failures count the chunks
-    that got none. Measurements call it too (the lab's judge calibration), to ask exactly
-    what the gate's distribution asks.
+    that got none. `on_calls` hears the calls made so far after each batch. Measurements
+    call it too (the lab's judge calibration), to ask exactly what the gate's
+    distribution asks.
     """
     questions: list[list[str]] = []
     failures = 0
@@ -971,6 +1004,8 @@ def ask_pseudo_queries(
                     failures += 1
                 questions.append(found)
             bar.update(len(prompts))
+            if on_calls is not None:
+                on_calls(len(questions))
     return questions, failures
 
 

@@ -30,6 +30,7 @@ from judged_rag.core.scores import RRF_K
 from judged_rag.errors import ComponentError, IndexFormatError
 from judged_rag.indexing.chunking import DEDUP_THRESHOLD, normalize
 from judged_rag.indexing.embeddings import MODEL_NAME, embeddings_name, local_embeddings
+from judged_rag.indexing.gate_jobs import GateProgress, gate_progress
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors, sibling
 
 logger = logging.getLogger(__name__)
@@ -199,6 +200,11 @@ class HybridRetriever(FusedRetriever):
     def gate_similarities(self) -> list[float] | None:
         """Stored chunk <-> own-pseudo-query cosines; None if built without pseudo-queries."""
         return self.store.gate_similarities()
+
+    def gate_progress(self) -> GateProgress:
+        """How far the gate is: ready, or being written (or failed) in the background."""
+        samples = len(self.store.gate_similarities() or [])
+        return gate_progress(self.store.directory, self.store.manifest.get("build"), samples)
 
     def max_similarity(self, question: str) -> float:
         """Best cosine of the question to any chunk (FAISS search)."""

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judged_rag.errors import ComponentError, ForeignDataError, IndexFormatError
+from judged_rag.indexing import gate_jobs
 from judged_rag.indexing.builder import (
     IndexStats,
     build_index,
@@ -106,7 +107,10 @@ def sample_index_dir(
 
     Args:
         query_model: When given and the sample index has no gate distribution yet, write
-            pseudo-queries with it (an incremental rebuild: nothing is re-embedded).
+            pseudo-queries with it (an incremental rebuild: nothing is re-embedded),
+            unless a background job is writing them for the index as it is. None: the
+            index is built without new ones (`judged-rag ask` then starts that job
+            after its answer).
         embeddings: Embeddings for a first build; default: the bundled MiniLM.
         progress: Show progress bars while building.
         pseudo_queries: Chunks sampled for the gate's pseudo-queries.
@@ -176,7 +180,13 @@ def _ready(index_dir: Path, *, need_gate: bool) -> bool:
     described = {k: marker.get(k) for k in ("version", "topics")}
     if described != _marker(SAMPLE_TOPICS) or not chunking_is_current(manifest):
         return False  # e.g. chunked before the breakpoint was calibrated: rebuild
-    return not need_gate or gate_is_current(manifest)
+    # A gate being written in the background for this very build will come: building it
+    # here as well would only make that job discard its work.
+    return (
+        not need_gate
+        or gate_is_current(manifest)
+        or gate_jobs.building(index_dir, manifest.get("build"))
+    )
 
 
 def _marker(topics: Sequence[str]) -> dict[str, Any]:

@@ -22,7 +22,8 @@ A build writes into the sibling ``.<name>.building`` and swaps it in with two re
 (the old index moves to ``.<name>.old`` for the instant in between); a crash at any
 point leaves the previous index usable, and the next build or open recovers it. The
 lock file ``.<name>.lock`` (an OS lock, released even on kill -9) stops two builds of
-one directory.
+one directory. A gate written after its index (`add_gate`) goes in the same way: a copy
+of the index with the gate, built in ``.<name>.building`` and swapped in.
 
 Nothing judged-rag did not write is ever overwritten or deleted. A manifest anyone can
 copy proves nothing by itself, so ownership is proven file by file (`check_own`):
@@ -59,12 +60,13 @@ import math
 import os
 import re
 import secrets
+import shutil
 import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -657,6 +659,47 @@ def write_index(
 def write_gate(directory: Path, gate: dict[str, Any]) -> None:
     """Write the pseudo-query data of the gate into a `new_build` folder."""
     _recorded(directory, [GATE], lambda: _write_json(directory / GATE, gate))
+
+
+def add_gate(index_dir: Path, gate: dict[str, Any], manifest: dict[str, Any]) -> None:
+    """Replace the index by a copy of it holding `gate` and this manifest, atomically.
+
+    A gate written after the index (in the background) goes in the way a build does: a
+    `new_build` folder gets a copy of every recorded file but the gate, then the gate and
+    the manifest, and is swapped in; readers see the old index or the new, never half of
+    one. Call under the build lock, after `recover`, with the manifest just read.
+
+    Args:
+        index_dir: A finished index.
+        gate: The gate data to store.
+        manifest: The manifest's fields for the new index (its build id and checksums
+            are written anew).
+
+    Raises:
+        ForeignDataError: As `check_own`; nothing is changed.
+    """
+    check_own(index_dir, "add the gate to")
+    with new_build(index_dir) as building:
+        for relative in sorted(manifest["checksums"]):
+            if relative in (MANIFEST, MARKER, GATE):
+                continue
+            target = building / relative
+            target.parent.mkdir(exist_ok=True)
+            _recorded(building, [relative], partial(shutil.copyfile, index_dir / relative, target))
+        write_gate(building, gate)
+        write_manifest(
+            building, {k: v for k, v in manifest.items() if k not in ("build", "checksums")}
+        )
+        swap_in(building, index_dir)
+
+
+def build_id(index_dir: Path) -> str | None:
+    """The build id of the index at `index_dir` (None: no readable manifest, or none recorded)."""
+    try:
+        build = read_manifest(index_dir).get("build")
+    except ManifestError:
+        return None
+    return build if isinstance(build, str) else None
 
 
 def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
