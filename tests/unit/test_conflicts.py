@@ -128,7 +128,9 @@ def test_agreeing_copies_and_other_labels_are_no_conflict() -> None:
     assert disagreement(knowledge, judged) is None  # type: ignore[arg-type]
 
 
-def run(parts: Components, recorder: PromptRecorder | None = None) -> dict[str, Any]:
+def run(
+    parts: Components, recorder: PromptRecorder | None = None, question: str = QUESTION
+) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
     settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
     config = {
@@ -136,7 +138,7 @@ def run(parts: Components, recorder: PromptRecorder | None = None) -> dict[str, 
         "configurable": {"gate": False, "max_iterations": 1, **settings},
         "callbacks": [recorder] if recorder else [],
     }
-    return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
+    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
 
 
 def test_a_run_answers_with_the_latest_value_and_cites_both() -> None:
@@ -235,7 +237,7 @@ def test_which_copies_are_names(copy: str, name: bool) -> None:
     assert name_like(copy) is name
 
 
-SUPER_BOWL = "Where was the 2021 Super Bowl played?"
+SUPER_BOWL = "Where was Super Bowl LV played?"
 
 
 def test_two_names_for_one_fact_disagree_unless_a_page_names_both() -> None:
@@ -251,3 +253,36 @@ def test_two_names_for_one_fact_disagree_unless_a_page_names_both() -> None:
     assert disagreement([true, stadium], judged) is None
     # Two names on one page, however the copies differ, are held together there.
     assert disagreement([true, true | {"id": "b"}], judged) is None  # type: ignore[operator]
+
+
+def test_when_the_generator_cannot_give_a_disagreement_the_answer_states_it() -> None:
+    a = doc("a", "Super Bowl LV was played in Tampa, Florida.", similarity=0.7)
+    b = doc("b", "Super Bowl LV was played in Glendale, Arizona.", similarity=0.7)
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            quote("Tampa, Florida", **{"T": 0.95, "NONE": 0.05}),
+            quote("Glendale, Arizona", **{"G": 0.95, "NONE": 0.05}),
+        ),
+        retriever=scripted_retriever([a, b]),
+    )
+    out = run(parts, question=SUPER_BOWL)
+    assert out["route"]["conflict"] == "undated" and not out["abstained"]
+    assert out["answer"] == (
+        'The documents disagree, and nothing says which is right: "Tampa, Florida" [1]; '
+        '"Glendale, Arizona" [2].'
+    )
+    assert [c["doc_id"] for c in out["citations"]] == ["a", "b"]
+    stated = [e["detail"] for e in out["trace"] if e["event"] == "conflict_stated"]
+    assert stated == [{"kind": "undated", "values": 2}]
+
+
+def test_without_a_conflict_a_declining_generator_still_abstains() -> None:
+    a = doc("a", "Super Bowl LV was played in Tampa, Florida.", similarity=0.7)
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(quote("Tampa, Florida", **{"T": 0.95, "NONE": 0.05})),
+        retriever=scripted_retriever([a]),
+    )
+    out = run(parts, question=SUPER_BOWL)
+    assert out["abstained"] and out["reason"] == "model_declined"

@@ -161,6 +161,11 @@ def cited(stated: Stated) -> str:
     return f'"{stated["value"]}" ' + "".join(f"[{n}]" for n in stated["numbers"])
 
 
+def dated(stated: Stated) -> str:
+    """A value with its documents' numbers and date: '"07:40" [2] (dated 2024-06-01)'."""
+    return cited(stated) + (f" (dated {stated['date']})" if stated["date"] else "")
+
+
 def unmet(conflict: Conflict, answer: str) -> str | None:
     """What the answer leaves out of a conflict it must report, or None.
 

@@ -15,13 +15,13 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core.budget import calls_left, kept
 from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
-from judged_rag.core.conflicts import cited
+from judged_rag.core.conflicts import dated
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
-from judged_rag.state import Doc, State, Stated, TraceEvent
+from judged_rag.state import Doc, State, TraceEvent
 
 
 def generate(
@@ -93,18 +93,13 @@ def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, clos
         user += prompt.ALTERNATIVES.format(alternatives=" and ".join(alternatives))
     conflict = state.get("conflict")
     if conflict and knowledge and not closed:
-        values = "; ".join(_dated(v) for v in conflict["values"])
-        dated = conflict["kind"] == "dated"
-        user += (prompt.CONFLICT_DATED if dated else prompt.CONFLICT_UNDATED).format(values=values)
+        values = "; ".join(dated(v) for v in conflict["values"])
+        told = prompt.CONFLICT_DATED if conflict["kind"] == "dated" else prompt.CONFLICT_UNDATED
+        user += told.format(values=values)
     feedback = state.get("feedback") or []
     if feedback:
         user += prompt.FEEDBACK.format(claims="; ".join(feedback))
     return user
-
-
-def _dated(stated: Stated) -> str:
-    """A conflicting value as the generator is told it: with its documents and date."""
-    return cited(stated) + (f" (dated {stated['date']})" if stated["date"] else "")
 
 
 def _answered(

@@ -33,7 +33,7 @@ from judged_rag.core.citations import (
     without_citations,
 )
 from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
-from judged_rag.core.conflicts import unmet
+from judged_rag.core.conflicts import dated, unmet
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, names_subject, words
@@ -135,7 +135,9 @@ def _unchecked(
     if DECLINED.match(draft):
         # The generator itself declined: an abstention, not an answer to check.
         events.append(event("verify", "declined", draft=draft[:120]))
-        return _decided("abstain", basis, "model_declined", events, cost)
+        return _stated(state, basis, events, cost) or _decided(
+            "abstain", basis, "model_declined", events, cost
+        )
     if basis == "model" or not state.get("knowledge"):
         events.append(event("verify", "checked", basis="model", documents=0))
         return _decided("accept", "model", None, events, cost)
@@ -188,7 +190,37 @@ def _rejected(
             "cost": cost,
             "trace": events,
         }
-    return _decided("abstain", basis, "unsupported_claims", events, cost)
+    return _stated(state, basis, events, cost) or _decided(
+        "abstain", basis, "unsupported_claims", events, cost
+    )
+
+
+def _stated(
+    state: State, basis: Basis, events: list[TraceEvent], cost: Cost
+) -> dict[str, Any] | None:
+    """The disagreement itself as the answer, when the generator could not give it.
+
+    Documents that disagree (`core.conflicts`) are a finding, not a reason to say
+    "Unknown": when the generator declined or no draft was backed, the answer is each
+    value as the judge copied it, with its document's number (and date). None without a
+    conflict.
+    """
+    conflict = state.get("conflict")
+    knowledge = state.get("knowledge") or []
+    if not conflict or not knowledge:
+        return None
+    values = [dated(v) for v in conflict["values"]]
+    if conflict["kind"] == "dated":
+        answer = prompt.STATED_DATED.format(latest=values[0], earlier="; ".join(values[1:]))
+    else:
+        answer = prompt.STATED_UNDATED.format(values="; ".join(values))
+    events.append(event("verify", "conflict_stated", kind=conflict["kind"], values=len(values)))
+    return {
+        **_decided("accept", basis, None, events, cost),
+        "draft": answer,
+        "answer": answer,
+        "citations": citations_for(answer, knowledge),
+    }
 
 
 def _concluded(

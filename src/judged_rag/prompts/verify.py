@@ -24,3 +24,9 @@ USER = "{documents}Question: {question}\nAnswer: {answer}"
 CONCLUSION = "By these figures: {choice}."
 """The line `verify` adds to an accepted comparison that gives each side's figure but
 never says which one the question asks for (the choice the judge's quoted values make)."""
+
+STATED_UNDATED = "The documents disagree, and nothing says which is right: {values}."
+STATED_DATED = "The latest dated document gives {latest}; earlier: {earlier}."
+"""The answer `verify` gives itself to a question whose documents disagree, when the
+generator declined or its answers were not backed: each value as its document states it,
+with its number (and date), copied by the judge (`core.conflicts`)."""
