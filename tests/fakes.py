@@ -20,6 +20,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 
 from judged_rag.prompts import integrate as integrate_prompt
+from judged_rag.state import Doc
 
 _ids = itertools.count()
 
@@ -171,6 +172,21 @@ def doc(doc_id: str, text: str, **meta: Any) -> Document:
         id=doc_id,
         page_content=text,
         metadata={"title": doc_id, "source": f"kb/{doc_id}.md", "similarity": 0.8, **meta},
+    )
+
+
+def state_doc(doc_id: str, content: str, similarity: float | None = 0.7) -> Doc:
+    """A document as the graph's state holds it (retrieved from the knowledge base)."""
+    return Doc(
+        id=doc_id,
+        content=content,
+        title=doc_id,
+        source=f"kb/{doc_id}.md",
+        origin="kb",
+        reliability="B",
+        similarity=similarity,
+        scores={},
+        iteration=0,
     )
 
 

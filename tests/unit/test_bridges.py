@@ -7,41 +7,34 @@ from typing import Any
 from judged_rag import Components, build_graph
 from judged_rag.nodes.judge.extract import beside, closer
 from judged_rag.nodes.rewrite import with_documents
-from judged_rag.state import Doc
-from tests.fakes import PromptRecorder, doc, generator, judge_model, quote, scripted_retriever
+from tests.fakes import (
+    PromptRecorder,
+    doc,
+    generator,
+    judge_model,
+    quote,
+    scripted_retriever,
+    state_doc,
+)
 
 QUESTION = "What is the phone extension of the head of engineering?"
 ORGANISATION = "Organisation\nThe head of engineering is Rithan Vinosand."
 DIRECTORY = "Staff directory\nRithan Vinosand, extension 4190, Febus office."
 
 
-def as_doc(doc_id: str, content: str, similarity: float | None) -> Doc:
-    return Doc(
-        id=doc_id,
-        content=content,
-        title=doc_id,
-        source=f"kb/{doc_id}.md",
-        origin="kb",
-        reliability="B",
-        similarity=similarity,
-        scores={},
-        iteration=0,
-    )
-
-
 def test_a_query_made_of_a_document_names_it() -> None:
-    queries = with_documents(QUESTION, [as_doc("org", ORGANISATION, 0.6)])
+    queries = with_documents(QUESTION, [state_doc("org", ORGANISATION, 0.6)])
     assert queries == {f"{QUESTION}\n{ORGANISATION}": "org"}
 
 
 def test_the_pair_is_read_together_and_scored_by_its_closer_cosine() -> None:
-    org, directory = as_doc("org", ORGANISATION, 0.6), as_doc("dir", DIRECTORY, 0.3)
+    org, directory = state_doc("org", ORGANISATION, 0.6), state_doc("dir", DIRECTORY, 0.3)
     text = beside(directory, org)
     assert text.index("Rithan Vinosand.") < text.index("extension 4190")
     assert beside(directory, None) == beside(directory, None).replace(ORGANISATION, "")
     assert closer(directory, org) == 0.6
     assert closer(directory, None) == 0.3
-    assert closer(as_doc("web", DIRECTORY, None), org) is None  # a web result keeps none
+    assert closer(state_doc("web", DIRECTORY, None), org) is None  # a web result keeps none
 
 
 def run(bridges: bool, recorder: PromptRecorder | None = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from judged_rag import Components, build_graph
 from judged_rag.core.conflicts import comparable, disagreement, name_like, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
-from judged_rag.state import Doc, Judgment
+from judged_rag.state import Judgment
 from tests.fakes import (
     PromptRecorder,
     doc,
@@ -18,26 +18,13 @@ from tests.fakes import (
     judge_model,
     quote,
     scripted_retriever,
+    state_doc,
     verdict,
 )
 
 QUESTION = "When does the morning ferry to Holm leave?"
 OLD = "[Context: dated 2019-03-01]\nNotice\nThe morning ferry to Holm leaves at 07:10."
 NEW = "[Context: dated 2024-06-01]\nNotice\nThe morning ferry to Holm leaves at 07:40."
-
-
-def as_doc(doc_id: str, content: str) -> Doc:
-    return Doc(
-        id=doc_id,
-        content=content,
-        title=doc_id,
-        source=f"kb/{doc_id}.md",
-        origin="kb",
-        reliability="B",
-        similarity=0.7,
-        scores={},
-        iteration=0,
-    )
 
 
 def highly(doc_id: str, evidence: str) -> Judgment:
@@ -80,14 +67,14 @@ def test_dates_are_read_as_documents_write_them() -> None:
 
 
 def test_a_chunk_carries_its_date_in_its_note_and_only_a_kb_chunk_is_dated() -> None:
-    assert doc_date(as_doc("a", NEW)) == "2024-06-01"
-    assert doc_date(as_doc("a", "The ferry leaves at 07:40.")) is None
-    web = {**as_doc("w", NEW), "origin": "web"}
+    assert doc_date(state_doc("a", NEW)) == "2024-06-01"
+    assert doc_date(state_doc("a", "The ferry leaves at 07:40.")) is None
+    web = {**state_doc("w", NEW), "origin": "web"}
     assert doc_date(web) is None  # type: ignore[arg-type]
 
 
 def test_the_latest_dated_value_holds_and_the_others_are_listed_after_it() -> None:
-    knowledge = [as_doc("old", OLD), as_doc("new", NEW), as_doc("copy", NEW)]
+    knowledge = [state_doc("old", OLD), state_doc("new", NEW), state_doc("copy", NEW)]
     judged = {
         "old": highly("old", "07:10"),
         "new": highly("new", "07:40"),
@@ -106,20 +93,20 @@ def test_the_latest_dated_value_holds_and_the_others_are_listed_after_it() -> No
 
 
 def test_values_nothing_decides_between_must_all_be_given() -> None:
-    undated = [as_doc("a", "The society was founded in 1871."), as_doc("b", "Founded 1874.")]
+    undated = [state_doc("a", "The society was founded in 1871."), state_doc("b", "Founded 1874.")]
     judged = {"a": highly("a", "1871"), "b": highly("b", "1874")}
     conflict = disagreement(undated, judged)
     assert conflict is not None and conflict["kind"] == "undated"
     assert unmet(conflict, "In 1871 [1] or 1874 [2]: the documents disagree.") is None
     assert "1874" in (unmet(conflict, "It was founded in 1871 [1].") or "")
     # One value dated and one not, or two on the same date: nothing decides.
-    same_day = [as_doc("a", NEW), as_doc("b", NEW.replace("07:40", "08:00"))]
+    same_day = [state_doc("a", NEW), state_doc("b", NEW.replace("07:40", "08:00"))]
     tie = disagreement(same_day, {"a": highly("a", "07:40"), "b": highly("b", "08:00")})
     assert tie is not None and tie["kind"] == "undated"
 
 
 def test_agreeing_copies_and_other_labels_are_no_conflict() -> None:
-    knowledge = [as_doc("a", NEW), as_doc("b", NEW), as_doc("c", OLD)]
+    knowledge = [state_doc("a", NEW), state_doc("b", NEW), state_doc("c", OLD)]
     judged = {
         "a": highly("a", "07:40"),
         "b": highly("b", "The morning ferry to Holm leaves at 07:40"),
@@ -192,7 +179,7 @@ def test_an_answer_that_picks_one_side_of_an_undated_conflict_is_written_again()
 
 def test_a_copy_of_another_fact_is_no_conflict() -> None:
     # The judge passed a chunk stating a polling interval for a mounting height.
-    knowledge = [as_doc("a", NEW), as_doc("b", OLD), as_doc("c", NEW)]
+    knowledge = [state_doc("a", NEW), state_doc("b", OLD), state_doc("c", NEW)]
     judged = {
         "a": highly("a", "180 centimetres"),
         "b": highly("b", "30 seconds"),
@@ -241,15 +228,15 @@ SUPER_BOWL = "Where was Super Bowl LV played?"
 
 
 def test_two_names_for_one_fact_disagree_unless_a_page_names_both() -> None:
-    true = as_doc("a", "Super Bowl LV was played at Raymond James Stadium in Tampa, Florida.")
-    fake = as_doc("b", "Super Bowl LV was played at State Farm Stadium in Glendale, Arizona.")
+    true = state_doc("a", "Super Bowl LV was played at Raymond James Stadium in Tampa, Florida.")
+    fake = state_doc("b", "Super Bowl LV was played at State Farm Stadium in Glendale, Arizona.")
     judged = {"a": highly("a", "Tampa, Florida"), "b": highly("b", "Glendale, Arizona")}
     conflict = disagreement([true, fake], judged)
     assert conflict is not None and conflict["kind"] == "undated"
     assert [v["value"] for v in conflict["values"]] == ["Tampa, Florida", "Glendale, Arizona"]
     # The stadium and its city, each copied from a page naming both: one answer.
     judged["b"] = highly("b", "Raymond James Stadium")
-    stadium = as_doc("b", "The game was at Raymond James Stadium in Tampa, Florida.")
+    stadium = state_doc("b", "The game was at Raymond James Stadium in Tampa, Florida.")
     assert disagreement([true, stadium], judged) is None
     # Two names on one page, however the copies differ, are held together there.
     assert disagreement([true, true | {"id": "b"}], judged) is None  # type: ignore[operator]
