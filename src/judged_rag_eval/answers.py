@@ -150,6 +150,9 @@ def trust_summary(ok: Sequence[Mapping[str, Any]]) -> Summary:
     if cited:
         hits = sum(int(r["cited_evidence_count"]) for r in counted)
         out["citation_precision"] = rate(hits, cited).as_dict()
+    conflicts = conflict_counts(ok)
+    if conflicts:
+        out["conflicts"] = conflicts
     if any(r.get("confidence") is not None for r in ok):
         points, area = risk_coverage(
             (
@@ -196,6 +199,21 @@ def paired_tests(
     return tests
 
 
+def conflict_counts(ok: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Runs whose documents disagreed (route `conflict`), by kind: how many, how many right.
+
+    Right: the correct answer, or an abstention where no evidence exists.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    for r in ok:
+        kind = (r.get("route") or {}).get("conflict")
+        if kind:
+            entry = counts.setdefault(str(kind), {"runs": 0, "right": 0})
+            entry["runs"] += 1
+            entry["right"] += int(bool(r["correct"]))
+    return counts
+
+
 def trust_md(data: Summary) -> list[str]:
     """The report's trust table, and the paired tests when there are any."""
     systems = data["systems"]
@@ -237,6 +255,16 @@ def trust_md(data: Summary) -> list[str]:
         "answers ranked by the judge's score of their cited documents (lower is better; "
         "systems without a judge score have none)."
     )
+    disagreed = [
+        f"{s}: " + ", ".join(f"{c['runs']} {kind} ({c['right']} right)" for kind, c in v.items())
+        for s, v in ((s, v.get("conflicts")) for s, v in systems.items())
+        if v
+    ]
+    if disagreed:
+        lines.append(
+            "Documents that disagreed (route `conflict`: dated, the latest holds; undated, "
+            "each value given): " + "; ".join(disagreed) + "."
+        )
     lines.append("")
     paired = data.get("paired") or []
     if paired:

@@ -237,3 +237,28 @@ def test_paired_tests_use_only_items_both_systems_finished() -> None:
     ]
     (test,) = paired_tests(records, ["judged", "plain_rag"])
     assert test == {"a": "judged", "b": "plain_rag", "n": 2, "only_a": 1, "only_b": 0, "p": 1.0}
+
+
+def test_runs_whose_documents_disagreed_are_counted_by_kind() -> None:
+    from judged_rag_eval.answers import conflict_counts, trust_md, trust_summary
+
+    def record(conflict: str | None, correct: bool) -> dict[str, object]:
+        route = {"gate": "retrieve", **({"conflict": conflict} if conflict else {})}
+        return {"route": route, "correct": correct, "abstained": False, "must_abstain": False}
+
+    ok = [
+        record("dated", True),
+        record("dated", False),
+        record("undated", True),
+        record(None, True),
+    ]
+    assert conflict_counts(ok) == {
+        "dated": {"runs": 2, "right": 1},
+        "undated": {"runs": 1, "right": 1},
+    }
+    assert conflict_counts([record(None, True)]) == {}
+    summary = trust_summary(ok)
+    assert summary["conflicts"]["undated"] == {"runs": 1, "right": 1}
+    costs = {"mean": {"llm_calls": 1.0, "seconds": 1.0}}
+    text = "\n".join(trust_md({"systems": {"judged": {**summary, "cost": costs}}}))
+    assert "judged: 2 dated (1 right), 1 undated (1 right)" in text
