@@ -212,52 +212,52 @@ def test_which_copies_can_be_values_of_one_fact(a: str, b: str, same_fact: bool)
 @pytest.mark.parametrize(
     ("copy", "name"),
     [
-        ("Tampa, Florida", True),
-        ("Facebook", True),
+        ("Ostrel, Vantmark", True),
+        ("Kabrek Instruments", True),
         ("Bank of England", True),
         ("the installer", False),
         ("12 hours", False),
-        ("The NFL moved the game to Tampa, Florida in February", False),
+        ("The league moved the final to Ostrel, Vantmark in February", False),
     ],
 )
 def test_which_copies_are_names(copy: str, name: bool) -> None:
     assert name_like(copy) is name
 
 
-SUPER_BOWL = "Where was Super Bowl LV played?"
+CUP_FINAL = "Where was the Marrow Cup final played?"
 
 
 def test_two_names_for_one_fact_disagree_unless_a_page_names_both() -> None:
-    true = state_doc("a", "Super Bowl LV was played at Raymond James Stadium in Tampa, Florida.")
-    fake = state_doc("b", "Super Bowl LV was played at State Farm Stadium in Glendale, Arizona.")
-    judged = {"a": highly("a", "Tampa, Florida"), "b": highly("b", "Glendale, Arizona")}
+    true = state_doc("a", "The Marrow Cup final was played at Harnow Park in Ostrel, Vantmark.")
+    fake = state_doc("b", "The Marrow Cup final was played at Brisk Field in Kelby, Dunhaven.")
+    judged = {"a": highly("a", "Ostrel, Vantmark"), "b": highly("b", "Kelby, Dunhaven")}
     conflict = disagreement([true, fake], judged)
     assert conflict is not None and conflict["kind"] == "undated"
-    assert [v["value"] for v in conflict["values"]] == ["Tampa, Florida", "Glendale, Arizona"]
+    assert [v["value"] for v in conflict["values"]] == ["Ostrel, Vantmark", "Kelby, Dunhaven"]
     # The stadium and its city, each copied from a page naming both: one answer.
-    judged["b"] = highly("b", "Raymond James Stadium")
-    stadium = state_doc("b", "The game was at Raymond James Stadium in Tampa, Florida.")
+    judged["b"] = highly("b", "Harnow Park")
+    stadium = state_doc("b", "The final was at Harnow Park in Ostrel, Vantmark.")
     assert disagreement([true, stadium], judged) is None
     # Two names on one page, however the copies differ, are held together there.
     assert disagreement([true, true | {"id": "b"}], judged) is None  # type: ignore[operator]
 
 
 def test_when_the_generator_cannot_give_a_disagreement_the_answer_states_it() -> None:
-    a = doc("a", "Super Bowl LV was played in Tampa, Florida.", similarity=0.7)
-    b = doc("b", "Super Bowl LV was played in Glendale, Arizona.", similarity=0.7)
+    a = doc("a", "The Marrow Cup final was played in Ostrel, Vantmark.", similarity=0.7)
+    b = doc("b", "The Marrow Cup final was played in Kelby, Dunhaven.", similarity=0.7)
     parts = Components(
         chat_model=generator("I don't know."),
         judge_model=judge_model(
-            quote("Tampa, Florida", **{"T": 0.95, "NONE": 0.05}),
-            quote("Glendale, Arizona", **{"G": 0.95, "NONE": 0.05}),
+            quote("Ostrel, Vantmark", **{"O": 0.95, "NONE": 0.05}),
+            quote("Kelby, Dunhaven", **{"K": 0.95, "NONE": 0.05}),
         ),
         retriever=scripted_retriever([a, b]),
     )
-    out = run(parts, question=SUPER_BOWL)
+    out = run(parts, question=CUP_FINAL)
     assert out["route"]["conflict"] == "undated" and not out["abstained"]
     assert out["answer"] == (
-        'The documents disagree, and nothing says which is right: "Tampa, Florida" [1]; '
-        '"Glendale, Arizona" [2].'
+        'The documents disagree, and nothing says which is right: "Ostrel, Vantmark" [1]; '
+        '"Kelby, Dunhaven" [2].'
     )
     assert [c["doc_id"] for c in out["citations"]] == ["a", "b"]
     stated = [e["detail"] for e in out["trace"] if e["event"] == "conflict_stated"]
@@ -265,11 +265,11 @@ def test_when_the_generator_cannot_give_a_disagreement_the_answer_states_it() ->
 
 
 def test_without_a_conflict_a_declining_generator_still_abstains() -> None:
-    a = doc("a", "Super Bowl LV was played in Tampa, Florida.", similarity=0.7)
+    a = doc("a", "The Marrow Cup final was played in Ostrel, Vantmark.", similarity=0.7)
     parts = Components(
         chat_model=generator("I don't know."),
-        judge_model=judge_model(quote("Tampa, Florida", **{"T": 0.95, "NONE": 0.05})),
+        judge_model=judge_model(quote("Ostrel, Vantmark", **{"O": 0.95, "NONE": 0.05})),
         retriever=scripted_retriever([a]),
     )
-    out = run(parts, question=SUPER_BOWL)
+    out = run(parts, question=CUP_FINAL)
     assert out["abstained"] and out["reason"] == "model_declined"

@@ -16,8 +16,8 @@ asked fact. Then:
 Only copies that can be two values of one fact count (`rivals`): numbers in the same
 unit, or two names neither of whose documents names the other. A judge that passed a
 chunk stating another fact ("30 seconds" beside "180 centimetres" for a mounting height)
-has made an error, not found a disagreement; and a page that names both "Tampa" and
-"Raymond James Stadium" does not contradict one that names the city alone. Nothing here
+has made an error, not found a disagreement; and a page that names both "Ostrel" and
+"Harnow Park" does not contradict one that names the city alone. Nothing here
 calls a model: the values are the judge's own copies.
 """
 
@@ -33,7 +33,7 @@ MAX_VALUES = 4
 """Most values listed (the rest are left to the documents themselves)."""
 
 MAX_NAME_WORDS = 5
-"""Longest copy read as a name ("Tampa, Florida", "Simona Halep"); a longer one is a
+"""Longest copy read as a name ("Ostrel, Vantmark", "Priya Okafor"); a longer one is a
 statement, which says more than one value."""
 
 
@@ -66,8 +66,8 @@ def comparable(a: str, b: str) -> bool:
 def name_like(copy: str) -> bool:
     """Whether a copy is a name: a few capitalised words (joining words aside), no number.
 
-    "Tampa, Florida", "Facebook", "Bank of England" are; "the installer", "12 hours",
-    "The NFL moved the game to Tampa" are not.
+    "Ostrel, Vantmark", "Kabrek Instruments", "Bank of England" are; "the installer", "12 hours",
+    "The league moved the final to Ostrel" are not.
     """
     tokens = [t.strip(".,;:()\"'“”’") for t in copy.split()]
     tokens = [t for t in tokens if t]
