@@ -39,9 +39,6 @@ class Doc(TypedDict):
     """Every score the retriever attached (dense, bm25, fused...)."""
     iteration: int
     """Retrieval iteration that found it (0 = first retrieval)."""
-    via: NotRequired[str]
-    """The document whose text was part of the query that found it (a rewrite's Q + D):
-    the bridge it was reached through."""
 
 
 class RelevanceScores(TypedDict):
@@ -96,8 +93,6 @@ class Judgment(TypedDict):
     relevance: NotRequired[RelevanceScores]
     """ChunkRAG's scores of the chunk (setting `judge="chunkrag"`); its label is given at
     the join, by the round's threshold."""
-    bridge: NotRequired[str]
-    """The id of the document read beside this one (`JudgeTask.bridge`), if any."""
     window: NotRequired[int]
     """List judge: which of the round's listwise calls judged it (from 0); the join
     counts one LLM call per window, not one per document."""
@@ -241,9 +236,6 @@ class State(InputState, OutputState):
     (`query_components="typed"`); empty otherwise."""
     queries: NotRequired[list[str]]
     """Queries for the next retrieval (the question first, then rewrites)."""
-    bridged_queries: NotRequired[dict[str, str]]
-    """Of the next retrieval's queries, those made of the question and a document (Q + D):
-    each with that document's id."""
     iteration: NotRequired[int]
     """Retrieve-judge round, 0-based; `rewrite` advances it (bounded by `max_iterations`)."""
     documents: NotRequired[list[Doc]]
@@ -299,9 +291,6 @@ class JudgeTask(TypedDict):
     iteration: int
     calls: NotRequired[int]
     """LLM calls this task may make, retries included: its share of the budget."""
-    bridge: NotRequired[Doc]
-    """The document `document` was reached through (`Doc.via`), read beside it
-    (`judge_bridges`)."""
 
 
 class JudgeWindow(TypedDict):

@@ -287,15 +287,6 @@ class Configuration:
         "a namesake. No chunk is removed from judgment by it.",
         access="research",
     )
-    judge_bridges: bool = _f(
-        False,
-        "GGatrieval's compensation for questions that need two documents: a chunk found by "
-        "a rewritten query made of the question and a document of the previous round "
-        "(Q + D) is judged beside that document (the bridge: a page naming who holds a "
-        "role, the part fitted to a product), its cosine is the closer of the two to the "
-        "question, and a Highly Relevant chunk brings its bridge into the knowledge.",
-        access="research",
-    )
     judge_similarity_weight: float = _f(
         0.5,
         "Letter, list and extract judges: weight of the retriever's cosine in the judge's "

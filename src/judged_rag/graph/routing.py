@@ -42,9 +42,8 @@ def route_after_retrieve(
     With the list judge, one task per window of up to `judge_window` documents (one
     call each). Only as many documents are judged as the LLM-call budget allows after
     keeping the answer's calls back (the best-ranked first); with `judge_batch`, at most
-    that many, the rest staying pending for `route_after_assess`. With `judge_bridges`,
-    a document reached through another (`Doc.via`) carries that one in its task. An
-    empty list of `Send`s would silently end the run, hence the explicit join.
+    that many, the rest staying pending for `route_after_assess`. An empty list of
+    `Send`s would silently end the run, hence the explicit join.
     """
     cfg = deps.configuration(config, runtime)
     pending = set(state.get("pending") or [])
@@ -82,7 +81,6 @@ def route_after_retrieve(
         ]
     parts = state.get("query_parts") or []
     roles = state.get("query_roles") or {}
-    known = {d["id"]: d for d in state.get("documents") or []} if cfg.judge_bridges else {}
     tasks_sent = []
     for doc in docs:
         task = JudgeTask(
@@ -94,9 +92,6 @@ def route_after_retrieve(
         )
         if roles:
             task["roles"] = roles
-        bridge = known.get(doc.get("via") or "")
-        if bridge is not None:
-            task["bridge"] = bridge
         tasks_sent.append(Send("judge", task))
     return tasks_sent
 

@@ -51,8 +51,7 @@ def combine(
             "trace": [event("combine", "needs_web", strategy=strategy, task_type=task)],
         }
     by_count = cap(chosen, cfg.max_knowledge, highly=frozenset(d["id"] for d in sets["D_H"]))
-    bridged = with_bridges(by_count, state)
-    knowledge = within_chars(bridged, cfg.max_knowledge_chars)
+    knowledge = within_chars(by_count, cfg.max_knowledge_chars)
     sizes = {name: len(docs) for name, docs in sets.items() if name != "K_W" or web_searched}
     return _compared(
         state,
@@ -69,41 +68,13 @@ def combine(
                     task_type=task,
                     sets=sizes,
                     chosen=[d["id"] for d in knowledge],
-                    dropped=len(chosen) - len(by_count) + len(bridged) - len(knowledge),
+                    dropped=len(chosen) - len(knowledge),
                     dropped_by_count=len(chosen) - len(by_count),
-                    dropped_by_chars=len(bridged) - len(knowledge),
-                    **_bridges_added(by_count, bridged),
+                    dropped_by_chars=len(by_count) - len(knowledge),
                 )
             ],
         },
     )
-
-
-def with_bridges(chosen: list[Doc], state: State) -> list[Doc]:
-    """The chosen documents, each Highly Relevant one judged beside a bridge preceded by it.
-
-    A staff directory's "extension 4190" answers "the head of engineering's extension"
-    only with the organisation page naming who that is: the generator and the verifier
-    need both (`judge_bridges`).
-    """
-    judged = latest_judgments(state)
-    known = {d["id"]: d for d in state.get("documents") or []}
-    out: dict[str, Doc] = {}
-    for doc in chosen:
-        judgment = judged.get(doc["id"])
-        if judgment is not None and judgment["label"] == "highly_relevant":
-            bridge = known.get(judgment.get("bridge") or "")
-            if bridge is not None:
-                out.setdefault(bridge["id"], bridge)
-        out.setdefault(doc["id"], doc)
-    return list(out.values())
-
-
-def _bridges_added(chosen: list[Doc], bridged: list[Doc]) -> dict[str, list[str]]:
-    """The trace's record of the bridges `with_bridges` added, when it added any."""
-    kept = {d["id"] for d in chosen}
-    added = [d["id"] for d in bridged if d["id"] not in kept]
-    return {"bridges": added} if added else {}
 
 
 VERIFIED = "D (verified)"

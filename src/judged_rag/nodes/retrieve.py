@@ -2,8 +2,7 @@
 
 Runs every pending query, fuses the lists by reciprocal rank (so each retriever's own
 order, BM25 / dense / hybrid, is kept), merges with what earlier iterations found and
-marks the new documents for judging. A document first found by a rewrite's Q + D query
-records D as the bridge it was reached through (`Doc.via`).
+marks the new documents for judging.
 """
 
 from __future__ import annotations
@@ -40,11 +39,8 @@ def retrieve(
             event("retrieve", "error", **error_detail(exc, redact=redact, where="retrieve"))
         )
         retriever = None
-    bridged = state.get("bridged_queries") or {}
     for query in queries if retriever is not None else []:
-        found = _search(retriever, query, config, cfg, iteration, redact, events)
-        via = bridged.get(query)
-        rankings.append([{**d, "via": via} for d in found] if via else found)
+        rankings.append(_search(retriever, query, config, cfg, iteration, redact, events))
     candidates = reciprocal_rank_fusion(rankings)
     known = state.get("documents") or []
     known_keys = {content_key(d) for d in known} | {d["id"] for d in known}
@@ -62,11 +58,6 @@ def retrieve(
             found=len(candidates),
             new=len(fresh),
             ids=[d["id"] for d in fresh],
-            **(
-                {"via": reached}
-                if (reached := {d["id"]: d["via"] for d in fresh if "via" in d})
-                else {}
-            ),
         )
     )
     return {"documents": [*known, *fresh], "pending": [d["id"] for d in fresh], "trace": events}

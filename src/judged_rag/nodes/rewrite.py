@@ -57,8 +57,7 @@ def rewrite(
     docs = {d["id"]: d for d in state.get("documents") or []}
     recent = this_round(judged, docs, iteration)
     well = [j for j in recent if ratio(j) >= cfg.align_tau and j["label"] != "not_relevant"]
-    bridges = with_documents(question, [docs[j["doc_id"]] for j in well])
-    queries = list(bridges)
+    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in well]
     events: list[TraceEvent] = []
     alternatives = alternatives_asked(state, cfg)
     if alternatives:
@@ -67,7 +66,7 @@ def rewrite(
         asked = alternative_queries(question, alternatives, missing)
         queries = [*asked, *queries][: cfg.rewrite_max_queries]
         events.append(event("rewrite", "alternatives", missing=missing, queries=asked))
-        return _queries(queries, iteration, len(well), events, {}, bridges=bridges)
+        return _queries(queries, iteration, len(well), events, {})
     queries = queries[: max(1, cfg.rewrite_max_queries - 1)]
     out: dict[str, Any] = {}
     step = deps.step("rewrite", state, config, cfg, keep=ANSWERING)
@@ -99,7 +98,7 @@ def rewrite(
             )
         )
     queries = queries[: cfg.rewrite_max_queries] or [question]
-    return _queries(queries, iteration, len(well), events, out, bridges=bridges)
+    return _queries(queries, iteration, len(well), events, out)
 
 
 def _queries(
@@ -109,14 +108,9 @@ def _queries(
     events: list[TraceEvent],
     out: dict[str, Any],
     *,
-    bridges: dict[str, str],
     basis: str | None = None,
 ) -> dict[str, Any]:
-    """The update: next round's queries, the counter, the trace (`basis`: replace mode's).
-
-    `bridges`: the queries made of the question and a document (Q + D), each with that
-    document's id; those of them kept go into the state as `bridged_queries`.
-    """
+    """The update: next round's queries, the counter, the trace (`basis`: replace mode's)."""
     events.append(
         event(
             "rewrite",
@@ -127,19 +121,7 @@ def _queries(
             queries=[q[:200] for q in queries],
         )
     )
-    kept = {q: doc_id for q, doc_id in bridges.items() if q in queries}
-    return {
-        **out,
-        "queries": queries,
-        "bridged_queries": kept,
-        "iteration": iteration + 1,
-        "trace": events,
-    }
-
-
-def with_documents(question: str, documents: list[Doc]) -> dict[str, str]:
-    """Q + D queries: the question followed by each document's opening, with its id."""
-    return {f"{question}\n{d['content'][:DOC_CHARS]}": d["id"] for d in documents}
+    return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}
 
 
 def this_round(judged: dict[str, Judgment], docs: dict[str, Doc], iteration: int) -> list[Judgment]:
@@ -227,8 +209,7 @@ def _replacing(
     most = cfg.rewrite_max_queries
     high = high[: most - 1] if unaligned else high[:most]
     unaligned = unaligned[: most - len(high)]
-    bridges = with_documents(question, [docs[j["doc_id"]] for j in high])
-    queries = list(bridges)
+    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in high]
     cost: Cost = zero_cost()
     events: list[TraceEvent] = []
     for missing in unaligned:
@@ -241,9 +222,7 @@ def _replacing(
         queries.append(query)
         cost = add_costs(cost, query_cost)
     queries = queries[:most] or [question]
-    return _queries(
-        queries, iteration, len(high), events, {"cost": cost}, bridges=bridges, basis=basis
-    )
+    return _queries(queries, iteration, len(high), events, {"cost": cost}, basis=basis)
 
 
 def _synonymous_query(

@@ -52,7 +52,6 @@ def begin_run(state: Any) -> dict[str, Any]:
         "query_parts": [],
         "query_roles": {},
         "queries": [question],
-        "bridged_queries": {},
         "iteration": 0,
         "documents": [],
         "pending": [],

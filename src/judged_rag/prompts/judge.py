@@ -66,10 +66,6 @@ EXTRACT_SYSTEM = (
     "state the answer, reply NONE."
 )
 EXTRACT_USER = "<document>\n{document}\n</document>\nQuestion: {question}\nAnswer:"
-EXTRACT_BRIDGED = "{bridge}\nThe document above led to this one:\n{document}"
-"""A chunk read beside the document it was reached through (setting `judge_bridges`)."""
-BRIDGE_CHARS = 800
-"""How much of the bridge the judge reads (the chunk itself keeps the full length)."""
 EXTRACT_MAX_TOKENS = 24
 """Room for a short answer; a longer reply is cut, and still counts if it is in the document."""
 

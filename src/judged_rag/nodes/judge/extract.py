@@ -4,9 +4,7 @@ A copy that really is in the document is the evidence, and 1 - P(NONE) its proba
 combined with the retriever's cosine into the judge's score. With `subject_check`, a
 document that does not name the question's subject is Not Relevant without a call. A
 question that chooses between names (`core.comparison.compared`) asks each document
-about the name it carries. With `judge_bridges`, a chunk reached through another
-document (a rewrite's Q + D query) is read beside it: the pair answers a question that
-needs both, the copy must come from the chunk, and the cosine is the pair's closer one.
+about the name it carries.
 """
 
 from __future__ import annotations
@@ -49,17 +47,14 @@ class Extract(OneDocumentJudge):
         alternatives = compared(task["question"]) if cfg.splits_alternatives else []
         focus = alternative_named(alternatives, doc)
         asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
-        bridge = task.get("bridge")
         with deps.components.judge_slots(cfg.judge_concurrency):
             found = step.extract(
-                extract_messages(asked or task["question"], beside(doc, bridge)),
+                extract_messages(asked or task["question"], titled(doc)),
                 max_tokens=prompt.EXTRACT_MAX_TOKENS,
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out
             )
-        judged = _from_extraction(
-            base, found.value, doc, cfg, alternatives=alternatives, bridge=bridge
-        )
+        judged = _from_extraction(base, found.value, doc, cfg, alternatives=alternatives)
         judged = _in_form(judged, task["question"], doc)
         if alternatives:
             judged = _for_alternative(judged, alternatives, focus)
@@ -67,29 +62,6 @@ class Extract(OneDocumentJudge):
 
 
 EXTRACT = Extract()
-
-
-def beside(doc: Doc, bridge: Doc | None) -> str:
-    """What the judge reads: the chunk, after the document it was reached through if any."""
-    if bridge is None:
-        return titled(doc)
-    return prompt.EXTRACT_BRIDGED.format(
-        bridge=titled(bridge, prompt.BRIDGE_CHARS), document=titled(doc)
-    )
-
-
-def closer(doc: Doc, bridge: Doc | None) -> float | None:
-    """The cosine a judgment is scored with: the chunk's, or its pair's closer one.
-
-    A chunk reached through a bridge is found by the bridge's words, not the question's
-    (a staff directory naming the person, never the role asked about): the pair is as
-    close to the question as its closer part.
-    """
-    own = doc["similarity"]
-    other = bridge["similarity"] if bridge is not None else None
-    if own is None or other is None:
-        return own
-    return max(own, other)
 
 
 def alternative_named(alternatives: list[str], doc: Doc) -> str | None:
@@ -191,7 +163,6 @@ def _from_extraction(
     cfg: Configuration,
     *,
     alternatives: Sequence[str] = (),
-    bridge: Doc | None = None,
 ) -> Judgment:
     if found is None:
         return unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
@@ -206,7 +177,7 @@ def _from_extraction(
         p = 1.0  # no probabilities from the backend: the quote alone decides
     else:
         p = round(1.0 - found.p_none, 4)
-    score = judge_score(p, closer(doc, bridge), cfg.judge_similarity_weight)
+    score = judge_score(p, doc["similarity"], cfg.judge_similarity_weight)
     label = extraction_label(found, in_document, score, cfg.judge_cutoff)
     if found.none:
         reason = "the judge found no answer in the document"
@@ -217,10 +188,7 @@ def _from_extraction(
     else:
         reason = "the judge's answer is not in the document"
     reason += f", P(NONE)={found.p_none}" if found.p_none is not None else ""
-    reason += f"; read beside {bridge['id']}, which led to it" if bridge is not None else ""
     judgment = unaligned(base, label, reason, by="llm")
-    if bridge is not None:
-        judgment["bridge"] = bridge["id"]
     judgment["evidence"] = found.text[:300] if in_document else ""
     judgment["p_highly"] = p
     judgment["judge_score"] = score
