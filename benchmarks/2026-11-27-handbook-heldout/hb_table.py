@@ -8,10 +8,7 @@ for spec in sys.argv[1:]:
         r = json.loads(line)
         if r.get("error"):
             continue
-        runs.setdefault(label or r["system"], {})[r["item_id"]] = r if label else r
-        if not label:
-            runs.setdefault(r["system"], {})[r["item_id"]] = r
-runs = {k: v for k, v in runs.items() if k}
+        runs.setdefault(label or r["system"], {})[r["item_id"]] = r
 common = sorted(set.intersection(*(set(v) for v in runs.values())))
 right = lambda r: r["abstention_correct"] if r["must_abstain"] else r["correct"]
 print(f"items finished by every system: {len(common)}")
