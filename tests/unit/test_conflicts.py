@@ -273,3 +273,27 @@ def test_without_a_conflict_a_declining_generator_still_abstains() -> None:
     )
     out = run(parts, question=CUP_FINAL)
     assert out["abstained"] and out["reason"] == "model_declined"
+
+
+def test_a_closed_ended_task_answers_with_its_option_whatever_the_documents_say() -> None:
+    a = doc("a", "The society was founded in 1871.", similarity=0.7)
+    b = doc("b", "The society was founded in 1874.", similarity=0.7)
+    parts = Components(
+        chat_model=generator("1871"),
+        judge_model=judge_model(
+            quote("1871", **{"18": 0.95, "NONE": 0.05}),
+            quote("1874", **{"18": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=scripted_retriever([a, b]),
+    )
+    graph = build_graph(parts, retry_interval=0)
+    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    config = {
+        "max_concurrency": 1,
+        "configurable": {"gate": False, "max_iterations": 1, **settings},
+    }
+    question = {"question": "When was the society founded?", "options": ["1871", "1874", "1900"]}
+    out = graph.invoke(question, config)  # type: ignore[arg-type]
+    assert out["answer"] == "1871" and not out["abstained"]
+    assert "conflict" not in out["route"] and out["route"]["regenerations"] == 0

@@ -111,11 +111,14 @@ def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[
     """The combination's update with its knowledge's conflict (`core.conflicts`).
 
     A conflict is also an event of the trace, after the combination's. A question that
-    offers names to choose between has none: each page answers for its own name.
+    offers names to choose between has none (each page answers for its own name), nor
+    does a closed-ended task: its answer is one of its options, which the generator
+    picks and the verifier reads as such.
     """
     knowledge: list[Doc] = update["knowledge"]
-    alternatives = alternatives_asked(state, cfg)
-    conflict = None if alternatives else disagreement(knowledge, latest_judgments(state))
+    closed = state.get("resolved_task") == "closed"
+    asked = closed or alternatives_asked(state, cfg)
+    conflict = None if asked else disagreement(knowledge, latest_judgments(state))
     if conflict is None:
         return {**update, "conflict": None}
     found: TraceEvent = event(

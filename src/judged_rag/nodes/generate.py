@@ -92,7 +92,7 @@ def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, clos
     if alternatives and knowledge and not closed:
         user += prompt.ALTERNATIVES.format(alternatives=" and ".join(alternatives))
     conflict = state.get("conflict")
-    if conflict and knowledge and not closed:
+    if conflict and knowledge:  # `combine` records none for a closed-ended task
         values = "; ".join(dated(v) for v in conflict["values"])
         told = prompt.CONFLICT_DATED if conflict["kind"] == "dated" else prompt.CONFLICT_UNDATED
         user += told.format(values=values)
