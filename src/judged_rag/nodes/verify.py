@@ -215,12 +215,12 @@ def _stated(
     else:
         answer = prompt.STATED_UNDATED.format(values="; ".join(values))
     events.append(event("verify", "conflict_stated", kind=conflict["kind"], values=len(values)))
-    return {
-        **_decided("accept", basis, None, events, cost),
-        "draft": answer,
-        "answer": answer,
-        "citations": citations_for(answer, knowledge),
-    }
+    return {**_decided("accept", basis, None, events, cost), **_written(answer, knowledge)}
+
+
+def _written(text: str, knowledge: list[Doc]) -> dict[str, Any]:
+    """An answer the verifier writes itself, as the draft, the answer and its citations."""
+    return {"draft": text, "answer": text, "citations": citations_for(text, knowledge)}
 
 
 def _concluded(
@@ -244,12 +244,7 @@ def _concluded(
         return {}
     completed = f"{draft.rstrip()}\n{prompt.CONCLUSION.format(choice=expected)}"
     events.append(event("verify", "concluded", choice=expected))
-    knowledge = state.get("knowledge") or []
-    return {
-        "draft": completed,
-        "answer": completed,
-        "citations": citations_for(completed, knowledge),
-    }
+    return _written(completed, state.get("knowledge") or [])
 
 
 def restates(draft: str, alternative: str, values: set[float]) -> bool:
