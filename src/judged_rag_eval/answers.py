@@ -255,11 +255,12 @@ def trust_md(data: Summary) -> list[str]:
         "answers ranked by the judge's score of their cited documents (lower is better; "
         "systems without a judge score have none)."
     )
-    disagreed = [
-        f"{s}: " + ", ".join(f"{c['runs']} {kind} ({c['right']} right)" for kind, c in v.items())
-        for s, v in ((s, v.get("conflicts")) for s, v in systems.items())
-        if v
-    ]
+    disagreed = []
+    for name, summary in systems.items():
+        counts = summary.get("conflicts") or {}
+        if counts:
+            runs = (f"{c['runs']} {kind} ({c['right']} right)" for kind, c in counts.items())
+            disagreed.append(f"{name}: " + ", ".join(runs))
     if disagreed:
         lines.append(
             "Documents that disagreed (route `conflict`: dated, the latest holds; undated, "
