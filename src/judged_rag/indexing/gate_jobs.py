@@ -22,7 +22,6 @@ Starting the process is left to the layer that can make a chat model from its na
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -39,7 +38,7 @@ from judged_rag.indexing import store
 from judged_rag.indexing.builder import IndexStats, gate_entries, pending_pseudo_queries
 from judged_rag.indexing.embeddings import MODEL_NAME, local_embeddings
 from judged_rag.indexing.store import IndexStore
-from judged_rag.paths import home
+from judged_rag.paths import home, process_alive, write_record
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -151,7 +150,7 @@ def new_job(index_dir: Path, build: str, total: int) -> GateJob:
     # A job still running for an earlier build keeps writing to the old, unlinked file.
     log.unlink(missing_ok=True)
     log.touch()
-    _write_record(record, job)
+    write_record(record, asdict(job))
     return job
 
 
@@ -160,13 +159,13 @@ def save_job(job: GateJob) -> bool:
     current = read_job(Path(job.index))
     if current is not None and current.job != job.job:
         return False
-    _write_record(job_paths(Path(job.index))[0], job)
+    write_record(job_paths(Path(job.index))[0], asdict(job))
     return True
 
 
 def running(job: GateJob | None) -> bool:
     """Whether the job is still at work (its record says so and its process lives)."""
-    return job is not None and job.state == "building" and _alive(job.pid)
+    return job is not None and job.state == "building" and process_alive(job.pid)
 
 
 def building(index_dir: Path, build: object) -> bool:
@@ -327,39 +326,6 @@ def _index_embeddings(index: IndexStore) -> Embeddings:
             "build it with the gate now"
         )
     return local_embeddings()
-
-
-def _write_record(path: Path, job: GateJob) -> None:
-    """Write the record atomically (a temporary file in the same folder, then a rename)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(asdict(job), indent=1), encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's: the number was reused, the job is gone
-        return False
-    return _not_zombie(pid)
-
-
-def _not_zombie(pid: int) -> bool:
-    """False for a process that has exited but was not reaped yet (Linux; else True)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return True
-    return status.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 def _describe(exc: BaseException) -> str:

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from judged_rag.components.local_model.server import LocalModelServer
 from judged_rag.errors import ComponentError
-from judged_rag.paths import home
+from judged_rag.paths import home, process_alive, write_record
 
 logger = logging.getLogger(__name__)
 
@@ -68,16 +68,6 @@ def record_path(model_path: str | os.PathLike[str]) -> Path:
     """The record of the shared server for one model file (named by its resolved path)."""
     key = hashlib.sha256(str(Path(model_path).resolve()).encode()).hexdigest()[:16]
     return servers_dir() / f"{key}.json"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: not ours to use
-        return False
-    return True
 
 
 def _loopback_base_url(value: Any) -> str | None:
@@ -180,27 +170,11 @@ def find_shared(model_path: str | os.PathLike[str]) -> SharedServer | None:
     if found is None:
         logger.info("ignoring the shared-server record %s: malformed or for another file", record)
         return None
-    if not _alive(found.pid) or not _answers(found):
+    if not process_alive(found.pid) or not _answers(found):
         logger.info("the shared server recorded in %s does not answer; starting one here", record)
         return None
     logger.info("using the shared local model server at %s (pid %d)", found.base_url, found.pid)
     return found
-
-
-def _write_record(path: Path, data: dict[str, Any]) -> None:
-    """Write the record atomically, readable by its owner only (it holds the API key)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.chmod(path.parent, 0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
 
 
 def _remove_own_record(path: Path, pid: int, key: str) -> None:
@@ -228,7 +202,7 @@ def serve(
     path = Path(model_path).resolve()
     record = record_path(path)
     running = read_record(record, path) if record.is_file() else None
-    if running is not None and _alive(running.pid) and _answers(running):
+    if running is not None and process_alive(running.pid) and _answers(running):
         raise ComponentError(
             f"a shared server for {path.name} already runs (pid {running.pid}, "
             f"{running.base_url}); stop it first"
@@ -242,7 +216,7 @@ def serve(
             previous[sig] = signal.signal(sig, lambda *_: done.set())
     pid = os.getpid()
     try:
-        _write_record(
+        write_record(
             record,
             {
                 "version": RECORD_VERSION,
@@ -289,7 +263,7 @@ def status() -> list[dict[str, Any]]:
         found = _server_from(data, model) if model.is_file() else None
         if found is None:
             state = "stale (model file changed or record malformed)"
-        elif not _alive(found.pid):
+        elif not process_alive(found.pid):
             state = "stale (process gone)"
         else:
             state = "running" if _answers(found) else "not answering"
