@@ -116,7 +116,10 @@ def test_agreeing_copies_and_other_labels_are_no_conflict() -> None:
 
 
 def run(
-    parts: Components, recorder: PromptRecorder | None = None, question: str = QUESTION
+    parts: Components,
+    recorder: PromptRecorder | None = None,
+    question: str = QUESTION,
+    options: list[str] | None = None,
 ) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
     settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
@@ -125,7 +128,8 @@ def run(
         "configurable": {"gate": False, "max_iterations": 1, **settings},
         "callbacks": [recorder] if recorder else [],
     }
-    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
+    inputs = {"question": question, **({"options": options} if options else {})}
+    return graph.invoke(inputs, config)  # type: ignore[arg-type,return-value]
 
 
 def test_a_run_answers_with_the_latest_value_and_cites_both() -> None:
@@ -287,13 +291,7 @@ def test_a_closed_ended_task_answers_with_its_option_whatever_the_documents_say(
         ),
         retriever=scripted_retriever([a, b]),
     )
-    graph = build_graph(parts, retry_interval=0)
-    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
-    config = {
-        "max_concurrency": 1,
-        "configurable": {"gate": False, "max_iterations": 1, **settings},
-    }
-    question = {"question": "When was the society founded?", "options": ["1871", "1874", "1900"]}
-    out = graph.invoke(question, config)  # type: ignore[arg-type]
+    options = ["1871", "1874", "1900"]
+    out = run(parts, question="When was the society founded?", options=options)
     assert out["answer"] == "1871" and not out["abstained"]
     assert "conflict" not in out["route"] and out["route"]["regenerations"] == 0
