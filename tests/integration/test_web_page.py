@@ -157,7 +157,11 @@ def test_the_page_draws_the_run_as_it_goes(page: Any, site: Site) -> None:
     page.click("#go")
     # Retrieval takes seconds: the gate's decision is on the page before it ends.
     page.wait_for_selector('dd[data-decision="gate"]')
-    assert page.inner_text("#status") == "Running retrieve…"
+    # Parsing runs between the gate and retrieval; the slow retrieval is then on show.
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Running retrieve…'"
+    )
+    assert page.locator("dd[data-decision='gate']").count() == 1
     assert page.locator("li.chunk").count() == 0
     page.wait_for_function("() => document.getElementById('status').textContent === 'Done.'")
     assert page.locator("li.chunk").count() == len(page_graph.CHUNKS)
