@@ -392,6 +392,8 @@ def _index_summary(stats: Any) -> str:
         f"({stats.added} added, {stats.changed} changed, {stats.unchanged} unchanged, "
         f"{stats.removed} removed)"
     )
+    if stats.renoted:
+        line += f"; {stats.renoted} unchanged files given new definitions from other files"
     unreadable = list(stats.unreadable)
     unsupported = len(stats.skipped) - len(unreadable)
     if unsupported:

@@ -227,6 +227,47 @@ def test_incremental_rebuild_embeds_only_what_changed(docs: Path, tmp_path: Path
     assert with_other_model.unchanged == 0 and with_other_model.changed == 4
 
 
+def test_a_definition_in_another_file_reaches_the_chunks_that_use_it(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    minutes = "# Minutes\n\nThe ASG has seven voting members. Vote by show of hands.\n"
+    charter = "# Charter\n\nThe Architecture Steering Group (ASG) reviews designs.\n"
+    (docs / "minutes.md").write_text(minutes)
+    (docs / "other.md").write_text("# Other\n\nLunch is served at noon.\n")
+    index = tmp_path / "index"
+    line = "[Defined elsewhere: ASG = Architecture Steering Group]"
+
+    def minutes_chunk() -> Any:
+        chunks = open_index(index, embeddings=fake()).store.chunks
+        return next(c for c in chunks if "seven voting" in c.text)
+
+    build(docs, index)
+    before = minutes_chunk()
+    assert line not in before.text
+
+    (docs / "charter.md").write_text(charter)
+    added = build(docs, index)
+    noted = minutes_chunk()
+    # The minutes did not change, yet their chunk now says what ASG stands for: a new id
+    # (its pseudo-queries were for the old text) and only that chunk embedded again.
+    assert (added.added, added.renoted, added.unchanged) == (1, 1, 1)
+    assert noted.text.startswith(line + "\n") and noted.id != before.id
+    assert line not in next(
+        c.text for c in open_index(index, embeddings=fake()).store.chunks if "Charter" in c.text
+    )
+    hits = open_index(index, embeddings=fake()).invoke("Architecture Steering Group members", k=1)
+    assert "seven voting" in hits[0].page_content
+
+    same = build(docs, index)
+    assert (same.renoted, same.embedded, same.unchanged) == (0, 0, 3)
+    assert minutes_chunk().id == noted.id
+
+    (docs / "charter.md").unlink()
+    gone = build(docs, index)
+    assert (gone.removed, gone.renoted) == (1, 1)
+    assert minutes_chunk().text == before.text and minutes_chunk().id == before.id
+
+
 def test_calibrated_breakpoint_is_stored_and_kept_by_incremental_builds(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -254,6 +254,25 @@ def test_incremental_rebuild_embeds_only_what_changed(
     assert storage == "m"  # vectors stay in the row (MAIN), not out of line
 
 
+def test_a_definition_in_another_file_renotes_the_stored_chunks(
+    tmp_path: Path, pg_url: str, collection: str
+) -> None:
+    docs = tmp_path / "glossary"
+    docs.mkdir()
+    (docs / "minutes.md").write_text("# Minutes\n\nThe ASG has seven voting members.\n")
+    build(docs, pg_url, collection)
+    (docs / "charter.md").write_text(
+        "# Charter\n\nThe Architecture Steering Group (ASG) reviews designs.\n"
+    )
+    added = build(docs, pg_url, collection)
+    assert (added.added, added.renoted, added.unchanged) == (1, 1, 0)
+    texts = [t for (t,) in rows(pg_url, f"SELECT text FROM {collection}_chunks")]
+    noted = [t for t in texts if "seven voting" in t]
+    assert len(noted) == 1  # the old row went with its file's
+    assert noted[0].startswith("[Defined elsewhere: ASG = Architecture Steering Group]\n")
+    assert len(rows(pg_url, f"SELECT path FROM {collection}_files")) == 2
+
+
 def test_near_duplicates_are_stored_but_not_returned(
     tmp_path: Path, pg_url: str, collection: str
 ) -> None:

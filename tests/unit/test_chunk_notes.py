@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from judged_rag.core.documents import titled
 from judged_rag.indexing.chunking import document_units, render
-from judged_rag.indexing.notes import chunk_note, defined_names, with_notes
+from judged_rag.indexing.notes import (
+    chunk_note,
+    corpus_glossary,
+    defined_names,
+    document_definitions,
+    split_note,
+    with_glossary,
+    with_notes,
+)
 from judged_rag.state import Doc
 
 MANUAL = """# Cabinet cooling
@@ -117,3 +125,62 @@ def test_every_chunk_of_a_dated_document_carries_its_date_first() -> None:
     assert all(t.startswith("[Context: dated 2024-06-01") for t in texts)
     polls = next(t for t in texts if "polls every" in t)
     assert polls.startswith("[Context: dated 2024-06-01; TRM = Thermal Regulation Module]\n")
+
+
+def test_one_glossary_from_every_document_leaves_out_what_they_disagree_on() -> None:
+    glossary = corpus_glossary(
+        [
+            {"ASG": "Architecture Steering Group", "PR": "Press Release"},
+            {"ASG": "architecture  steering group", "PR": "Pull Request"},
+            {"QA": "Quality Assurance"},
+            {"QAT": "Quality Assurance"},  # the same name abbreviated another way
+            {"HR": "Human Resources"},
+        ]
+    )
+    assert glossary == {"ASG": "Architecture Steering Group", "HR": "Human Resources"}
+
+
+def test_a_chunk_gets_the_definitions_another_document_gives_both_ways() -> None:
+    glossary = {"ASG": "Architecture Steering Group", "HR": "Human Resources"}
+    uses = with_glossary("The ASG has seven voting members.", {}, glossary)
+    assert uses == (
+        "[Defined elsewhere: ASG = Architecture Steering Group]\nThe ASG has seven voting members."
+    )
+    spells = with_glossary("Ask human resources first.", {}, glossary)
+    assert spells.startswith("[Defined elsewhere: Human Resources = HR]\n")
+    # Both sides in the text, or the document's own definition: nothing to add.
+    both = "The Architecture Steering Group (ASG) meets monthly."
+    assert with_glossary(both, {}, glossary) == both
+    own = {"ASG": "Architecture Steering Group"}
+    assert with_glossary("The ASG meets.", own, glossary) == "The ASG meets."
+    # "it" is not "IT": the abbreviation counts only as written.
+    assert with_glossary("Restart it.", {}, {"IT": "Information Technology"}) == "Restart it."
+
+
+def test_the_line_from_elsewhere_sits_under_the_note_and_is_made_current() -> None:
+    text = "[Context: dated 2024-06-01]\nThe ASG has seven voting members."
+    noted = with_glossary(text, {}, {"ASG": "Architecture Steering Group"})
+    assert noted.splitlines()[:2] == [
+        "[Context: dated 2024-06-01]",
+        "[Defined elsewhere: ASG = Architecture Steering Group]",
+    ]
+    assert split_note(noted) == (
+        "[Context: dated 2024-06-01]",
+        "[Defined elsewhere: ASG = Architecture Steering Group]",
+        "The ASG has seven voting members.",
+    )
+    assert with_glossary(noted, {}, {"ASG": "Architecture Steering Group"}) == noted
+    assert with_glossary(noted, {}, {}) == text  # the defining document went
+    again = with_glossary(noted, {}, {"ASG": "Application Support Group"})
+    assert "ASG = Application Support Group]" in again and "Architecture" not in again
+
+
+def test_with_notes_adds_the_glossary_of_other_documents() -> None:
+    units = document_units("# Minutes\n\nThe ASG has seven voting members. The TRM is late.\n")
+    spans = [(0, len(units))]
+    glossary = {"ASG": "Architecture Steering Group", "TRM": "Thermal Regulation Module"}
+    (text,) = with_notes(units, spans, [render(units)], glossary=glossary)
+    assert text.startswith(
+        "[Defined elsewhere: ASG = Architecture Steering Group; TRM = Thermal Regulation Module]\n"
+    )
+    assert document_definitions([text]) == {}  # the line is no definition of the minutes'

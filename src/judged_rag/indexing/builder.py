@@ -28,7 +28,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -65,7 +65,13 @@ from judged_rag.indexing.loaders import (
     file_hash,
     load_file,
 )
-from judged_rag.indexing.notes import with_notes
+from judged_rag.indexing.notes import (
+    corpus_glossary,
+    document_definitions,
+    split_note,
+    with_glossary,
+    with_notes,
+)
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors
 from judged_rag.prompts.index import (
     PSEUDO_QUERIES,
@@ -112,6 +118,9 @@ class IndexStats:
         changed: Files whose content changed (re-embedded).
         removed: Files of the previous index that are gone.
         unchanged: Files whose stored chunks and vectors were reused.
+        renoted: Unchanged files some of whose chunks were given other definitions
+            from elsewhere (another file that defines an abbreviation came, changed
+            or went); only those chunks were embedded again.
         duplicates: Near-duplicate chunks dropped.
         pseudo_queries: Pseudo-queries in the gate's distribution.
         pseudo_query_failures: Pseudo-query calls that failed or gave no question.
@@ -129,6 +138,7 @@ class IndexStats:
     changed: int = 0
     removed: int = 0
     unchanged: int = 0
+    renoted: int = 0
     duplicates: int = 0
     pseudo_queries: int = 0
     pseudo_query_failures: int = 0
@@ -260,6 +270,8 @@ class IndexBuild:
         self.progress = progress
         self.reliability = reliability
         self.title_context = title_context
+        self.glossary: dict[str, str] = {}
+        """Every abbreviation the files define, once the chunks are known (`chunks`)."""
 
     def reuses(self, embedding_model: object, settings: object) -> bool:
         """Whether chunks stored with these embeddings and settings may be reused."""
@@ -357,7 +369,8 @@ class IndexBuild:
             else:
                 to_embed.append((path, digest))
 
-        fresh = self._embed_files(to_embed)
+        kept_defs = [document_definitions(c.text for c in f.chunks) for f in per_file.values()]
+        fresh = self._embed_files(to_embed, kept_defs)
         reset = False
         dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
         if dimension is not None and dimensions - {dimension}:
@@ -369,8 +382,9 @@ class IndexBuild:
             per_file = {}
             reset = True
             self.calibration = None
-            fresh = self._embed_files(to_embed + again)
-        per_file.update({f.path: f for f in fresh})
+            fresh = self._embed_files(to_embed + again, [])
+        renoted = self._renote(list(per_file.values()))
+        per_file.update({f.path: f for f in fresh + renoted})
         # Gone, or unreadable this time: either way no longer in the index.
         stats.removed = len(stored_paths - set(per_file))
         for entry in fresh:
@@ -378,6 +392,9 @@ class IndexBuild:
                 stats.changed += 1
             else:
                 stats.added += 1
+        stats.renoted = len(renoted)
+        stats.unchanged -= len(renoted)
+        fresh = fresh + renoted  # stored again, like a changed file
 
         ordered = [per_file[str(p)] for p in files if str(p) in per_file]
         chunks = [c for f in ordered for c in f.chunks]
@@ -426,7 +443,7 @@ class IndexBuild:
         stats.chunk_breakpoint = self.breakpoint
         logger.info(
             "indexed %d files into %d chunks %s in %.1f s (%d added, %d changed, %d unchanged, "
-            "%d removed)",
+            "%d removed, %d re-noted)",
             stats.files,
             stats.chunks,
             where,
@@ -435,11 +452,55 @@ class IndexBuild:
             stats.changed,
             stats.unchanged,
             stats.removed,
+            stats.renoted,
         )
         return stats
 
-    def _embed_files(self, files: list[tuple[Path, str]]) -> list[FileChunks]:
-        """Load, split, embed and chunk new or changed files."""
+    def _renote(self, files: list[FileChunks]) -> list[FileChunks]:
+        """The reused files whose chunks' definitions from elsewhere changed, made current.
+
+        Only the chunks whose text changed are embedded again; they get new ids, so the
+        gate's pseudo-queries written for their old text are not carried over.
+        """
+        changed: list[tuple[FileChunks, dict[int, Chunk]]] = []
+        for entry in files:
+            own = document_definitions(c.text for c in entry.chunks)
+            update: dict[int, Chunk] = {}
+            for row, chunk in enumerate(entry.chunks):
+                text = with_glossary(chunk.text, own, self.glossary)
+                if text != chunk.text:
+                    update[row] = replace(
+                        chunk,
+                        id=_chunk_id(chunk.path, chunk.file_hash, chunk.ordinal, text),
+                        text=text,
+                        content_hash=store.text_hash(text),
+                    )
+            if update:
+                changed.append((entry, update))
+        texts = [c.index_text(self.title_context) for _, u in changed for c in u.values()]
+        if not texts:
+            return []
+        vectors = embed_texts(self.embedder, texts, self.progress, "embedding chunks")
+        self.stats.embedded += len(texts)
+        out: list[FileChunks] = []
+        position = 0
+        for entry, update in changed:
+            rows = entry.vectors.copy()
+            for row in update:
+                rows[row] = vectors[position]
+                position += 1
+            chunks = [update.get(n, c) for n, c in enumerate(entry.chunks)]
+            out.append(FileChunks(entry.path, entry.file_hash, chunks, rows))
+        return out
+
+    def _embed_files(
+        self, files: list[tuple[Path, str]], kept_defs: list[dict[str, str]]
+    ) -> list[FileChunks]:
+        """Load, split, embed and chunk new or changed files.
+
+        `kept_defs`: what each reused file defines, for the corpus's glossary
+        (`self.glossary`, set here).
+        """
         stats, progress = self.stats, self.progress
         loaded: list[tuple[Path, str, LoadedDocument, list[Unit]]] = []
         for path, digest in _bar(files, progress, "reading files", "file"):
@@ -453,6 +514,7 @@ class IndexBuild:
                 logger.warning("no text found in %s", path)
             loaded.append((path, digest, document, units))
         if not loaded:
+            self.glossary = corpus_glossary(kept_defs)
             return []
 
         all_units = [u.text for *_, units in loaded for u in units]
@@ -466,8 +528,9 @@ class IndexBuild:
             offset += len(units)
         breakpoint = self._breakpoint(similarities, len(loaded))
 
-        chunks_by_file: list[list[Chunk]] = []
-        for (path, digest, document, units), boundaries in zip(loaded, similarities, strict=True):
+        spans_by_file: list[list[tuple[int, int]]] = []
+        bodies_by_file: list[list[str]] = []
+        for (*_, units), boundaries in zip(loaded, similarities, strict=True):
             spans = chunk_spans(
                 units,
                 boundaries,
@@ -475,10 +538,20 @@ class IndexBuild:
                 max_chars=MAX_CHUNK_CHARS,
                 min_chars=int(self.settings["min_chunk_chars"]),
             )
+            spans_by_file.append(spans)
+            bodies_by_file.append([render(units[a:b]) for a, b in spans])
+        self.glossary = corpus_glossary(
+            [*kept_defs, *(document_definitions(b) for b in bodies_by_file)]
+        )
+
+        chunks_by_file: list[list[Chunk]] = []
+        for (path, digest, document, units), spans, bodies in zip(
+            loaded, spans_by_file, bodies_by_file, strict=True
+        ):
             chunks_by_file.append(
                 [
                     Chunk(
-                        id=store.chunk_id(str(path), digest, n),
+                        id=_chunk_id(str(path), digest, n, text),
                         text=text,
                         source=document.source,
                         title=document.title,
@@ -492,8 +565,9 @@ class IndexBuild:
                         with_notes(
                             units,
                             spans,
-                            [render(units[a:b]) for a, b in spans],
+                            bodies,
                             document_date(document.meta, document.text, document.title),
+                            self.glossary,
                         )
                     )
                 ]
@@ -835,6 +909,13 @@ def _reusable_files(previous: IndexStore) -> dict[str, FileChunks]:
             np.asarray(vectors, dtype=np.float32).reshape(len(ids), previous.dimension),
         )
     return out
+
+
+def _chunk_id(path: str, digest: str, ordinal: int, text: str) -> str:
+    """A chunk's id: its file, content and place, and its definitions from elsewhere."""
+    elsewhere = split_note(text)[1]
+    key = f"{digest}:{store.text_hash(elsewhere)[:12]}" if elsewhere else digest
+    return store.chunk_id(path, key, ordinal)
 
 
 def _unreadable(path: Path, exc: Exception, stats: IndexStats) -> None:

@@ -15,6 +15,14 @@ answers. Each chunk therefore starts with a note of what the document says elsew
 - when it refers to a person by a pronoun (she, he, her, his, him) and names nobody, the
   last name given before it in the same section ("earlier in this section: Priya Okafor").
 
+A document may also use an abbreviation that another document defines: the committee's
+charter says "Architecture Steering Group (ASG)", the minutes only "the ASG". The build
+gathers every document's definitions into one glossary (`corpus_glossary`) and a chunk
+that uses one side of a pair defined elsewhere gets a second line, "[Defined elsewhere:
+ASG = Architecture Steering Group]" (`with_glossary`). It is recomputed for stored chunks
+on every build, so adding or removing the defining document updates the chunks that
+depend on it without reading their files again.
+
 The note is read from the text alone, with no model, so building an index stays as
 cheap as before; it is part of the chunk's text, so retrieval, the gate, the judge and
 the generator all see it, and a citation shows it.
@@ -23,7 +31,7 @@ the generator all see it, and a citation shows it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from judged_rag.core.calendar import MONTHS, WEEKDAYS
 from judged_rag.indexing.chunking import Unit
@@ -157,7 +165,11 @@ NOT_PERSON = frozenset(
     ]
 )
 MAX_NOTE_CHARS = 240
-"""Most characters of a chunk's note."""
+"""Most characters of a chunk's note (and of its line of definitions from elsewhere)."""
+NOTE = "Context"
+ELSEWHERE = "Defined elsewhere"
+_NOTE_LINE = re.compile(rf"\[{NOTE}: [^\n]*\]\n")
+_ELSEWHERE_LINE = re.compile(rf"\[{ELSEWHERE}: [^\n]*\]\n")
 
 
 def _initials_match(abbreviation: str, name: str) -> bool:
@@ -256,12 +268,84 @@ def chunk_note(
         people = _people(before)
         if people:
             parts.append(f"earlier in this section: {people[-1]}")
+    return _line(NOTE, parts)
+
+
+def _line(label: str, parts: Sequence[str]) -> str:
+    """``[label: part; part]``, cut to `MAX_NOTE_CHARS` at a part's end, or ""."""
     if not parts:
         return ""
     note = "; ".join(parts)
     if len(note) > MAX_NOTE_CHARS:
         note = note[: MAX_NOTE_CHARS - 1].rsplit("; ", 1)[0]
-    return f"[Context: {note}]"
+    return f"[{label}: {note}]"
+
+
+def corpus_glossary(per_document: Iterable[Mapping[str, str]]) -> dict[str, str]:
+    """One glossary from each document's `defined_names`.
+
+    An abbreviation two documents expand differently, or a name two documents
+    abbreviate differently, is ambiguous and left out; case and spacing aside, the
+    first spelling is kept. The result does not depend on the documents' order except
+    for that spelling.
+    """
+    names: dict[str, set[str]] = {}
+    abbreviations: dict[str, set[str]] = {}
+    spelling: dict[str, str] = {}
+    for definitions in per_document:
+        for abbreviation, name in definitions.items():
+            key = " ".join(name.split()).casefold()
+            names.setdefault(abbreviation, set()).add(key)
+            abbreviations.setdefault(key, set()).add(abbreviation)
+            spelling.setdefault(abbreviation, " ".join(name.split()))
+    return {
+        abbreviation: spelling[abbreviation]
+        for abbreviation, keys in names.items()
+        if len(keys) == 1 and len(abbreviations[next(iter(keys))]) == 1
+    }
+
+
+def split_note(text: str) -> tuple[str, str, str]:
+    """A chunk's text as (its note line, its line of definitions from elsewhere, the rest).
+
+    Either line is "" when the chunk has none; neither keeps its line break.
+    """
+    note = _NOTE_LINE.match(text)
+    head = note.group(0) if note else ""
+    elsewhere = _ELSEWHERE_LINE.match(text, len(head))
+    line = elsewhere.group(0) if elsewhere else ""
+    return head[:-1], line[:-1], text[len(head) + len(line) :]
+
+
+def document_definitions(bodies: Iterable[str]) -> dict[str, str]:
+    """What a document defines, read from its chunks' texts without their notes.
+
+    The same for a file chunked now and for its chunks stored by an earlier build, so
+    the glossary is the same whichever files a build reads again.
+    """
+    return defined_names(" ".join(split_note(b)[2] for b in bodies))
+
+
+def with_glossary(text: str, own: Mapping[str, str], glossary: Mapping[str, str]) -> str:
+    """`text` with its line of definitions from elsewhere made current (or removed).
+
+    `own`: the definitions of the chunk's own document (its note covers those);
+    `glossary`: the `corpus_glossary`. A chunk gets "ABBR = Name" where it uses the
+    abbreviation and not the name, "Name = ABBR" where it spells out the name and not the
+    abbreviation.
+    """
+    head, _, body = split_note(text)
+    ours = {" ".join(n.split()).casefold() for n in own.values()}
+    parts: list[str] = []
+    for abbreviation, name in glossary.items():
+        if abbreviation in own or name.casefold() in ours:
+            continue
+        if _abbreviated(body, abbreviation) and not _mentions(body, name):
+            parts.append(f"{abbreviation} = {name}")
+        elif _mentions(body, name) and not _abbreviated(body, abbreviation):
+            parts.append(f"{name} = {abbreviation}")
+    lines = [line for line in (head, _line(ELSEWHERE, parts)) if line]
+    return "".join(f"{line}\n" for line in lines) + body
 
 
 def with_notes(
@@ -269,14 +353,18 @@ def with_notes(
     spans: Sequence[tuple[int, int]],
     texts: Sequence[str],
     date: str | None = None,
+    glossary: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Each chunk's rendered text (`texts`, one per span), headed by its `chunk_note`.
 
-    `date`: the document's (`judged_rag.indexing.dates.document_date`), if it has one.
+    `date`: the document's (`judged_rag.indexing.dates.document_date`), if it has one;
+    `glossary`: the `corpus_glossary`, for the definitions found in other documents.
     """
     definitions = defined_names(" ".join(u.text for u in units))
+    own = document_definitions(texts)
     out: list[str] = []
     for (start, end), text in zip(spans, texts, strict=True):
         note = chunk_note(units, start, end, definitions, date) if end > start else ""
-        out.append(f"{note}\n{text}" if note else text)
+        noted = f"{note}\n{text}" if note else text
+        out.append(with_glossary(noted, own, glossary) if glossary else noted)
     return out
