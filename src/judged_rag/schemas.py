@@ -92,6 +92,21 @@ class _Lenient(BaseModel):
         return fitted
 
 
+class HopPlan(_Lenient):
+    """What a question names only by description, and the question that names it."""
+
+    describes: str = Field(
+        default="",
+        description="The description copied from the question, or empty.",
+        max_length=200,
+    )
+    first_question: str = Field(
+        default="",
+        description="The question whose answer names what the description describes, or empty.",
+        max_length=300,
+    )
+
+
 class QueryComponents(_Lenient):
     """The question's syntactic components (subject, predicate, object, ...)."""
 

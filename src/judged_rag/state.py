@@ -93,6 +93,9 @@ class Judgment(TypedDict):
     relevance: NotRequired[RelevanceScores]
     """ChunkRAG's scores of the chunk (setting `judge="chunkrag"`); its label is given at
     the join, by the round's threshold."""
+    hop: NotRequired[bool]
+    """Judged against the hop's first question (`State.hop`), not the run's: it counts
+    for finding the name, never as support for the answer."""
     window: NotRequired[int]
     """List judge: which of the round's listwise calls judged it (from 0); the join
     counts one LLM call per window, not one per document."""
@@ -118,6 +121,26 @@ class Conflict(TypedDict):
     kind: ConflictKind
     values: list[Stated]
     """Each value once, the one that holds first when `kind` is "dated"."""
+
+
+class Hop(TypedDict):
+    """A question that names something only by description, asked in two steps.
+
+    "What is the extension of the head of engineering?" first asks "Who is the head of
+    engineering?"; the name found replaces nothing, it is added after the description:
+    "What is the extension of the head of engineering (Nazal Kutail)?".
+    """
+
+    question: str
+    """The first question, the one that finds the name."""
+    describes: str
+    """The description in the question that the first question's answer names."""
+    iteration: int
+    """The round that asked the first question."""
+    answer: str | None
+    """The judge's copy that answers it, once a document did; None before or when none did."""
+    doc_id: str | None
+    """The document that answered it."""
 
 
 class TraceEvent(TypedDict):
@@ -159,6 +182,9 @@ class RouteSummary(TypedDict):
     combination: str
     knowledge: int
     regenerations: int
+    hop: NotRequired[str]
+    """Only when the question was asked in two steps: the first question and what answered
+    it ("Who is the head of engineering? → Nazal Kutail"; "→ nothing" when no document did)."""
     conflict: NotRequired[str]
     """Only when the kept documents disagree on the asked fact: "dated" (the latest one
     holds, and the answer says so) or "undated" (the answer gives each value)."""
@@ -234,6 +260,9 @@ class State(InputState, OutputState):
     query_roles: NotRequired[dict[str, str]]
     """Each component's syntactic type (subject, predicate, ...) when `parse` typed them
     (`query_components="typed"`); empty otherwise."""
+    hop: NotRequired[Hop | None]
+    """The question's first step, when it names something only by description
+    (`hop_questions`); None otherwise."""
     queries: NotRequired[list[str]]
     """Queries for the next retrieval (the question first, then rewrites)."""
     iteration: NotRequired[int]
@@ -291,6 +320,8 @@ class JudgeTask(TypedDict):
     iteration: int
     calls: NotRequired[int]
     """LLM calls this task may make, retries included: its share of the budget."""
+    hop: NotRequired[bool]
+    """`question` is the hop's first question, not the run's (`State.hop`)."""
 
 
 class JudgeWindow(TypedDict):
@@ -304,3 +335,5 @@ class JudgeWindow(TypedDict):
     """Which of the round's windows this is (from 0)."""
     calls: NotRequired[int]
     """LLM calls this task may make, retries included: its share of the budget."""
+    hop: NotRequired[bool]
+    """`question` is the hop's first question, not the run's (`State.hop`)."""

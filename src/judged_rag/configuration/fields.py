@@ -278,6 +278,16 @@ class Configuration:
         "name it half-recognises.",
         access="research",
     )
+    hop_questions: bool = _f(
+        False,
+        'Ask a question that names something only by description ("the extension of the '
+        'head of engineering") in two steps: one LLM call finds the description and the '
+        'question that names it ("Who is the head of engineering?"); the first round '
+        "retrieves and judges for that question, and the rounds after it for the question "
+        "with the name found written after the description. One more call for every "
+        "question that retrieves; needs max_iterations of 2 or more.",
+        access="research",
+    )
     subject_grounding: bool = _f(
         False,
         "SRA, checked on the whole knowledge after every chunk was judged: when the "

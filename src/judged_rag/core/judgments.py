@@ -9,8 +9,12 @@ LABELS = ("highly_relevant", "somewhat_relevant", "not_relevant")
 
 
 def latest_judgments(state: State) -> dict[str, Judgment]:
-    """One judgment per document (a later one replaces an earlier one)."""
-    return {j["doc_id"]: j for j in state.get("judgments") or []}
+    """One judgment per document (a later one replaces an earlier one).
+
+    Judgments of a hop's first question (`core.hops`) are left out: they found a name,
+    they do not answer the question.
+    """
+    return {j["doc_id"]: j for j in state.get("judgments") or [] if not j.get("hop")}
 
 
 def is_supporting(judgment: Judgment) -> bool:

@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING, calls_left, kept, rounds_left
 from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import DEFAULT_DEPS, NodeDeps
@@ -61,30 +62,31 @@ def route_after_retrieve(
     if not docs or state.get("budget_exhausted"):
         return "assess"
     iteration = state.get("iteration", 0)
+    question, hop = hops.asked(state), hops.pending(state)
     tasks = math.ceil(len(docs) / per_call)
     # Calls left over after those every task needs are shared out for retries.
     per_task = max(made, 1)
     calls = max(per_task, per_task + (affordable - per_task * tasks) // tasks)
     if judge.windowed:
-        return [
-            Send(
-                "judge",
-                JudgeWindow(
-                    question=state["question"],
-                    documents=docs[n * per_call : (n + 1) * per_call],
-                    iteration=iteration,
-                    window=n,
-                    calls=calls,
-                ),
+        windows = []
+        for n in range(tasks):
+            window = JudgeWindow(
+                question=question,
+                documents=docs[n * per_call : (n + 1) * per_call],
+                iteration=iteration,
+                window=n,
+                calls=calls,
             )
-            for n in range(tasks)
-        ]
+            if hop:
+                window["hop"] = True
+            windows.append(Send("judge", window))
+        return windows
     parts = state.get("query_parts") or []
     roles = state.get("query_roles") or {}
     tasks_sent = []
     for doc in docs:
         task = JudgeTask(
-            question=state["question"],
+            question=question,
             query_parts=parts,
             document=doc,
             iteration=iteration,
@@ -92,6 +94,8 @@ def route_after_retrieve(
         )
         if roles:
             task["roles"] = roles
+        if hop:
+            task["hop"] = True
         tasks_sent.append(Send("judge", task))
     return tasks_sent
 

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING, exhausted
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import (
@@ -35,7 +36,7 @@ from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
-from judged_rag.state import Cost, Judgment, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Cost, Hop, Judgment, State, TraceEvent, add_costs, zero_cost
 
 STALL_MARGIN = 0.05
 """How much a round must raise the best document score to count as progress: a better
@@ -106,8 +107,12 @@ def assess(
         sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
         sufficient, cost = _verified(state, config, cfg, deps, cost, events)
-    best_now, best_before = best_scores(state.get("judgments") or [], iteration)
+    answering = [j for j in state.get("judgments") or [] if not j.get("hop")]
+    best_now, best_before = best_scores(answering, iteration)
     stalled = not sufficient and is_stalled(best_now, best_before)
+    hop_update = _hop_found(state, batch, events)
+    if hop_update is not None:
+        stalled = False  # the round found a name, or not: the question itself is next
     events.append(
         event(
             "assess",
@@ -131,7 +136,26 @@ def assess(
     )
     if relabelled is not None:
         update["judgments"] = Overwrite(relabelled)  # the round's labels, given here
+    if hop_update is not None:
+        update["hop"] = hop_update
+        if hop_update["answer"]:
+            update["pending"] = []  # named: the rest of the round is not judged for it
     return update
+
+
+def _hop_found(state: State, batch: list[Judgment], events: list[TraceEvent]) -> Hop | None:
+    """The hop with its answer, after the round that asked its first question; else None.
+
+    The round's best Highly Relevant copy names what the description describes; when
+    no document answered, the hop keeps no answer and the question is asked as it is.
+    """
+    hop = state.get("hop")
+    if hop is None or not hops.pending(state):
+        return None
+    found = hops.answered(batch)
+    answer, doc_id = found if found is not None else (None, None)
+    events.append(event("assess", "hop", question=hop["question"], answer=answer, document=doc_id))
+    return {**hop, "answer": answer, "doc_id": doc_id}
 
 
 def judged_now(state: State, iteration: int) -> tuple[list[Judgment], list[str]]:

@@ -50,7 +50,9 @@ def combine(
             "combination": strategy,
             "trace": [event("combine", "needs_web", strategy=strategy, task_type=task)],
         }
-    by_count = cap(chosen, cfg.max_knowledge, highly=frozenset(d["id"] for d in sets["D_H"]))
+    by_count = cap(
+        _with_hop(state, chosen), cfg.max_knowledge, highly=frozenset(d["id"] for d in sets["D_H"])
+    )
     knowledge = within_chars(by_count, cfg.max_knowledge_chars)
     sizes = {name: len(docs) for name, docs in sets.items() if name != "K_W" or web_searched}
     return _compared(
@@ -75,6 +77,18 @@ def combine(
             ],
         },
     )
+
+
+def _with_hop(state: State, chosen: list[Doc]) -> list[Doc]:
+    """`chosen`, headed by the document that named what the question describes.
+
+    Only when something else was chosen: the name alone answers nothing.
+    """
+    hop = state.get("hop")
+    if not chosen or hop is None or hop["doc_id"] is None:
+        return chosen
+    named = [d for d in state.get("documents") or [] if d["id"] == hop["doc_id"]]
+    return [*named, *(d for d in chosen if d["id"] != hop["doc_id"])]
 
 
 VERIFIED = "D (verified)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from judged_rag.core import hops
 from judged_rag.core.trace import event
 from judged_rag.state import UNKNOWN, RouteSummary, State, zero_cost
 
@@ -35,6 +36,9 @@ def close_run(state: Any) -> dict[str, Any]:
         knowledge=len(state.get("knowledge") or []),
         regenerations=state.get("regenerations", 0),
     )
+    hop = hops.summary(state.get("hop"))
+    if hop is not None:
+        route["hop"] = hop
     conflict = state.get("conflict")
     if conflict:
         route["conflict"] = conflict["kind"]

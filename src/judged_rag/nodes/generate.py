@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.budget import calls_left, kept
 from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
 from judged_rag.core.conflicts import dated
@@ -85,7 +86,7 @@ def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, clos
     listed = "".join(f"\n{LETTERS[i]}. {o}" for i, o in enumerate(options))
     user = prompt.USER.format(
         documents=numbered(knowledge),
-        question=state["question"],
+        question=hops.resolved(state["question"], state.get("hop")),
         options=f"\nOptions:{listed}" if listed else "",
     )
     alternatives = alternatives_asked(state, cfg)

@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.documents import content_key, to_doc
 from judged_rag.core.retrieval import search
 from judged_rag.core.scores import RRF_K
@@ -44,11 +45,16 @@ def retrieve(
     candidates = reciprocal_rank_fusion(rankings)
     known = state.get("documents") or []
     known_keys = {content_key(d) for d in known} | {d["id"] for d in known}
-    fresh = [
-        doc
+    unjudged = _unjudged(state, known)
+    picked = [
+        unjudged.get(content_key(doc)) or unjudged.get(doc["id"]) or doc
         for doc in candidates
-        if content_key(doc) not in known_keys and doc["id"] not in known_keys
+        if (content_key(doc) not in known_keys and doc["id"] not in known_keys)
+        or content_key(doc) in unjudged
+        or doc["id"] in unjudged
     ][: cfg.top_k]
+    known_ids = {d["id"] for d in known}
+    fresh = [d for d in picked if d["id"] not in known_ids]
     events.append(
         event(
             "retrieve",
@@ -57,10 +63,28 @@ def retrieve(
             queries=len(queries),
             found=len(candidates),
             new=len(fresh),
-            ids=[d["id"] for d in fresh],
+            ids=[d["id"] for d in picked],
+            **({"judged_again": len(picked) - len(fresh)} if unjudged else {}),
         )
     )
-    return {"documents": [*known, *fresh], "pending": [d["id"] for d in fresh], "trace": events}
+    return {"documents": [*known, *fresh], "pending": [d["id"] for d in picked], "trace": events}
+
+
+def _unjudged(state: State, known: list[Doc]) -> dict[str, Doc]:
+    """Known documents never judged against the question, by content key and by id.
+
+    Only after a hop's first question (`core.hops`): what was found for it was judged
+    against it alone, so found again it is judged against the question.
+    """
+    if state.get("hop") is None or hops.pending(state):
+        return {}
+    judged = {j["doc_id"] for j in state.get("judgments") or [] if not j.get("hop")}
+    out: dict[str, Doc] = {}
+    for doc in known:
+        if doc["id"] not in judged:
+            out[content_key(doc)] = doc
+            out[doc["id"]] = doc
+    return out
 
 
 def reciprocal_rank_fusion(rankings: list[list[Doc]]) -> list[Doc]:

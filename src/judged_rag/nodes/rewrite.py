@@ -23,6 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
@@ -49,10 +50,18 @@ def rewrite(
 ) -> dict[str, Any]:
     """Build the next round's queries and advance the iteration counter."""
     cfg = deps.configuration(config, runtime)
-    if cfg.rewrite_mode == "replace":
-        return _replacing(state, config, cfg, deps)
     question = state["question"]
     iteration = state.get("iteration", 0)
+    hop = state.get("hop")
+    if hop is not None and hop["iteration"] == iteration:
+        # No LLM call: after the hop's first question, the question itself, with the
+        # name found written after its description when one was.
+        named = hops.resolved(question, hop)
+        told = [event("rewrite", "hop", answer=hop["answer"], question=named)]
+        return _queries([named], iteration, 0, told, {})
+    if cfg.rewrite_mode == "replace":
+        return _replacing(state, config, cfg, deps)
+    question = hops.resolved(question, hop)  # later rounds compensate the named question
     judged = latest_judgments(state)
     docs = {d["id"]: d for d in state.get("documents") or []}
     recent = this_round(judged, docs, iteration)

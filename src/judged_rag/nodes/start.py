@@ -51,6 +51,7 @@ def begin_run(state: Any) -> dict[str, Any]:
         "basis": "none",
         "query_parts": [],
         "query_roles": {},
+        "hop": None,
         "queries": [question],
         "iteration": 0,
         "documents": [],

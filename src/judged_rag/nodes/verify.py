@@ -25,6 +25,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
@@ -329,7 +330,9 @@ def _check(
     knowledge = state.get("knowledge") or []
     cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
     user = prompt.USER.format(
-        documents=numbered(cited or knowledge), question=state["question"], answer=draft
+        documents=numbered(cited or knowledge),
+        question=hops.resolved(state["question"], state.get("hop")),
+        answer=draft,
     )
     system = prompt.SYSTEM_COMBINED if basis == "combined" else prompt.SYSTEM
     outcome = step.structured(

@@ -84,4 +84,8 @@ def judge(
     chosen = strategy(cfg)
     if "documents" in task and not chosen.windowed:
         raise ValueError(f"a window of documents needs judge='list', not {cfg.judge!r}")
-    return chosen.judge(task, config, cfg, deps)
+    update = chosen.judge(task, config, cfg, deps)
+    if task.get("hop"):
+        # Against the hop's first question: it finds a name, it is no support.
+        update["judgments"] = [{**j, "hop": True} for j in update.get("judgments") or []]
+    return update

@@ -1,0 +1,192 @@
+"""Questions that name something only by description, asked in two steps.
+
+"What is the phone extension of the head of engineering?": the page with the extension
+names a person, never the office; the page with the office names the person, never the
+extension. Judged against the whole question, neither page answers it. The question is
+therefore asked in two steps (GGatrieval's semantic compensation with the bridging
+entity): first "Who is the head of engineering?", judged as any question is; the
+judge's copy from the page that answers it ("Nazal Kutail") is then written after the
+description, and the rounds that follow retrieve, judge and generate for "What is the
+phone extension of the head of engineering (Nazal Kutail)?".
+
+Pure functions over state: `plan` checks the model's proposal, `asked` says which
+question a round judges, `answered` reads the first step's answer from its judgments.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judged_rag.state import Hop, Judgment, State
+
+MAX_ANSWER_CHARS = 80
+"""Longest copy taken as the name: a longer one is a passage, not a name."""
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _find(text: str, phrase: str) -> re.Match[str] | None:
+    """`phrase` in `text` as whole words, case and spacing aside."""
+    words = [re.escape(w) for w in phrase.split()]
+    if not words:
+        return None
+    return re.search(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", text, re.IGNORECASE)
+
+
+def plan(question: str, describes: str, first_question: str, iteration: int) -> Hop | None:
+    """The hop the model proposed, or None when it is not one.
+
+    Not one: either part empty; a description the question does not contain, that is
+    the whole question, or that is a name already (no word of it in lower case, as in
+    "Project Bifol" or "the GPMG"); a rest of the question with no content word (the
+    description is what is asked); a first question that shares a content word with the
+    rest of the question (it asks the question again, as "What yearly savings did Ana Lima
+    expect?" → "What savings did Ana Lima expect?").
+    """
+    describes, first = " ".join(describes.split()), " ".join(first_question.split())
+    if not describes or not first:
+        return None
+    found = _find(question, describes)
+    if found is None or len(found.group(0)) >= len(question.rstrip(" ?!.")) - 2:
+        return None
+    words = _WORD.findall(found.group(0))  # as the question writes it
+    content = [w for w in words if w.lower() not in ("the", "a", "an", "of", "and", "for")]
+    if len(words) < 2 or not any(w[0].islower() for w in content):
+        return None
+    rest = _stems(question[: found.start()] + " " + question[found.end() :])
+    if not rest or rest & _stems(first):
+        return None  # the first question asks the question again, not for a name
+    if not first.endswith("?"):
+        first += "?"
+    return Hop(
+        question=first,
+        describes=found.group(0),
+        iteration=iteration,
+        answer=None,
+        doc_id=None,
+    )
+
+
+def _stems(text: str) -> set[str]:
+    """The first five letters of each content word: "expected" and "expect" are one."""
+    return {
+        w.lower()[:5]
+        for w in _WORD.findall(text)
+        if len(w) > 2 and w.lower() not in _FUNCTION_WORDS
+    }
+
+
+_FUNCTION_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "did",
+        "does",
+        "do",
+        "done",
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "these",
+        "those",
+        "from",
+        "has",
+        "have",
+        "had",
+        "been",
+        "being",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "many",
+        "much",
+        "any",
+        "some",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "there",
+        "than",
+        "into",
+        "about",
+        "after",
+        "before",
+    ]
+)
+
+
+def pending(state: State) -> bool:
+    """Whether the current round asks the hop's first question."""
+    hop = state.get("hop")
+    return (
+        hop is not None and hop["answer"] is None and hop["iteration"] == state.get("iteration", 0)
+    )
+
+
+def resolved(question: str, hop: Hop | None) -> str:
+    """The question with the first step's answer after its description, or as it is."""
+    if hop is None or not hop["answer"]:
+        return question
+    found = _find(question, hop["describes"])
+    if found is None:
+        return question
+    return f"{question[: found.end()]} ({hop['answer']}){question[found.end() :]}"
+
+
+def asked(state: State) -> str:
+    """The question the current round is judged against.
+
+    The hop's first question while it is asked, then the question with its answer;
+    the run's question when there is no hop or it found nothing.
+    """
+    hop = state.get("hop")
+    if pending(state) and hop is not None:
+        return hop["question"]
+    return resolved(state["question"], hop)
+
+
+def answered(judgments: list[Judgment]) -> tuple[str, str] | None:
+    """The first step's answer and its document: the best-scored Highly Relevant copy.
+
+    None when no document answered it, or the copy is too long to be a name.
+    """
+    best: tuple[float, str, str] | None = None
+    for j in judgments:
+        copy = " ".join(j["evidence"].split()).strip(" .;,")
+        if not j.get("hop") or j["label"] != "highly_relevant" or not copy:
+            continue
+        if len(copy) > MAX_ANSWER_CHARS:
+            continue
+        score = j.get("judge_score")
+        value = float(score if score is not None else j["composite_score"])
+        if best is None or value > best[0]:
+            best = (value, copy, j["doc_id"])
+    return None if best is None else (best[1], best[2])
+
+
+def summary(hop: Hop | None) -> str | None:
+    """The route's one line: the first question and what answered it."""
+    if hop is None:
+        return None
+    return f"{hop['question']} → {hop['answer'] or 'nothing'}"
