@@ -184,3 +184,9 @@ def test_with_notes_adds_the_glossary_of_other_documents() -> None:
         "[Defined elsewhere: ASG = Architecture Steering Group; TRM = Thermal Regulation Module]\n"
     )
     assert document_definitions([text]) == {}  # the line is no definition of the minutes'
+
+
+def test_a_heading_above_a_definition_is_not_part_of_the_name() -> None:
+    body = "## WSB\nThe Workplace Services Board (WSB) reviews decisions."
+    assert defined_names(body) == {"WSB": "Workplace Services Board"}
+    assert document_definitions([body]) == {"WSB": "Workplace Services Board"}

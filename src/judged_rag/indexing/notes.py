@@ -38,12 +38,14 @@ from judged_rag.indexing.chunking import Unit
 
 _WORD = r"[A-Z][\w'’-]*"
 _LINK = r"(?:of|and|for|the|on|in|to|&|de|du|la)"
+_GAP = r"[ \t]+"
+"""Words of a name are on one line: a heading above a sentence is not part of its name."""
 DEFINED = re.compile(
-    rf"\b({_WORD}(?:\s+(?:{_LINK}\s+)*{_WORD}){{0,7}})\s*\(\s*(?:the\s+)?([A-Z][A-Za-z0-9&]{{1,9}})\s*\)"
+    rf"\b({_WORD}(?:{_GAP}(?:{_LINK}{_GAP})*{_WORD}){{0,7}})\s*\(\s*(?:the\s+)?([A-Z][A-Za-z0-9&]{{1,9}})\s*\)"
 )
 """A name followed by its abbreviation in brackets: "Product Review Board (PRB)"."""
 DEFINED_BACK = re.compile(
-    rf"\b([A-Z][A-Z0-9&]{{1,9}})\s*\(\s*({_WORD}(?:\s+(?:{_LINK}\s+)*{_WORD}){{1,7}})\s*\)"
+    rf"\b([A-Z][A-Z0-9&]{{1,9}})\s*\(\s*({_WORD}(?:{_GAP}(?:{_LINK}{_GAP})*{_WORD}){{1,7}})\s*\)"
 )
 """An abbreviation followed by its name in brackets: "PRB (Product Review Board)"."""
 PRONOUN = re.compile(r"\b(?:she|he|her|hers|his|him)\b", re.IGNORECASE)
