@@ -20,7 +20,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 
 from judged_rag.prompts import integrate as integrate_prompt
-from judged_rag.state import Doc
+from judged_rag.state import Doc, Judgment
 
 _ids = itertools.count()
 
@@ -257,3 +257,19 @@ class PromptRecorder(BaseCallbackHandler):
         self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
     ) -> None:
         self.prompts.extend(str(batch[-1].content) for batch in messages)
+
+
+def highly(doc_id: str, evidence: str, score: float = 0.7) -> Judgment:
+    """A Highly Relevant judgment by the LLM in round 0, copying `evidence`, unaligned."""
+    return Judgment(
+        doc_id=doc_id,
+        label="highly_relevant",
+        reason="",
+        evidence=evidence,
+        aligned_components=[],
+        alignment="unchecked",
+        alignment_ratio=0.0,
+        composite_score=score,
+        by="llm",
+        iteration=0,
+    )

@@ -10,11 +10,11 @@ from judged_rag import Components, build_graph
 from judged_rag.core.conflicts import comparable, disagreement, name_like, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
-from judged_rag.state import Judgment
 from tests.fakes import (
     PromptRecorder,
     doc,
     generator,
+    highly,
     judge_model,
     quote,
     scripted_retriever,
@@ -25,21 +25,6 @@ from tests.fakes import (
 QUESTION = "When does the morning ferry to Holm leave?"
 OLD = "[Context: dated 2019-03-01]\nNotice\nThe morning ferry to Holm leaves at 07:10."
 NEW = "[Context: dated 2024-06-01]\nNotice\nThe morning ferry to Holm leaves at 07:40."
-
-
-def highly(doc_id: str, evidence: str) -> Judgment:
-    return Judgment(
-        doc_id=doc_id,
-        label="highly_relevant",
-        reason="",
-        evidence=evidence,
-        aligned_components=[],
-        alignment="unchecked",
-        alignment_ratio=0.0,
-        composite_score=0.7,
-        by="llm",
-        iteration=0,
-    )
 
 
 @pytest.mark.parametrize(

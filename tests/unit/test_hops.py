@@ -13,6 +13,7 @@ from tests.fakes import (
     PromptRecorder,
     doc,
     generator,
+    highly,
     judge_model,
     quote,
     scripted_retriever,
@@ -85,18 +86,7 @@ def test_the_name_found_is_written_after_the_description() -> None:
 
 
 def judged(doc_id: str, evidence: str, score: float, *, hop: bool = True) -> Judgment:
-    j = Judgment(
-        doc_id=doc_id,
-        label="highly_relevant",
-        reason="",
-        evidence=evidence,
-        aligned_components=[],
-        alignment="unchecked",
-        alignment_ratio=0.0,
-        composite_score=score,
-        by="llm",
-        iteration=0,
-    )
+    j = highly(doc_id, evidence, score)
     if hop:
         j["hop"] = True
     return j
