@@ -93,17 +93,12 @@ class _Lenient(BaseModel):
 
 
 class HopPlan(_Lenient):
-    """What a question names only by description, and the question that names it."""
+    """What a question names only by a description of its role or relation."""
 
     describes: str = Field(
         default="",
         description="The description copied from the question, or empty.",
         max_length=200,
-    )
-    first_question: str = Field(
-        default="",
-        description="The question whose answer names what the description describes, or empty.",
-        max_length=300,
     )
 
 

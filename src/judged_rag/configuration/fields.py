@@ -280,12 +280,12 @@ class Configuration:
     )
     hop_questions: bool = _f(
         False,
-        'Ask a question that names something only by description ("the extension of the '
-        'head of engineering") in two steps: one LLM call finds the description and the '
-        'question that names it ("Who is the head of engineering?"); the first round '
-        "retrieves and judges for that question, and the rounds after it for the question "
-        "with the name found written after the description. One more call for every "
-        "question that retrieves; needs max_iterations of 2 or more.",
+        "When the first round found no support, ask whether the question names what it "
+        'asks about only by a description of its role or relation ("the extension of the '
+        'head of engineering"), one LLM call; if so, the next round retrieves and judges '
+        'for "Who or what is the head of engineering?", and the rounds after it for the '
+        "question with the name found written after the description. Nothing is asked "
+        "of a question the first round answered; needs max_iterations of 3 or more.",
         access="research",
     )
     subject_grounding: bool = _f(

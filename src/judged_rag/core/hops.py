@@ -32,38 +32,40 @@ def _find(text: str, phrase: str) -> re.Match[str] | None:
     return re.search(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", text, re.IGNORECASE)
 
 
-def plan(question: str, describes: str, first_question: str, iteration: int) -> Hop | None:
-    """The hop the model proposed, or None when it is not one.
+def plan(question: str, describes: str, iteration: int) -> Hop | None:
+    """The hop for the description the model copied, or None when it is not one.
 
-    Not one: either part empty; a description the question does not contain, that is
-    the whole question, or that is a name already (no word of it in lower case, as in
-    "Project Bifol" or "the GPMG"); a rest of the question with no content word (the
-    description is what is asked); a first question that shares a content word with the
-    rest of the question (it asks the question again, as "What yearly savings did Ana Lima
-    expect?" → "What savings did Ana Lima expect?").
+    Its first question is "Who or what is <description>?". Not one: an empty
+    description, one the question does not contain, one that is a name already (no
+    word of it in lower case, as in "Project Bifol" or "the GPMG"), one that relates
+    nothing to anything (no "of", "by", "to", "that"… inside it: "the probation
+    period"), or one that leaves the question nothing else to ask ("What is the lead
+    time of the pump?" → "the lead time of the pump").
     """
-    describes, first = " ".join(describes.split()), " ".join(first_question.split())
-    if not describes or not first:
-        return None
-    found = _find(question, describes)
-    if found is None or len(found.group(0)) >= len(question.rstrip(" ?!.")) - 2:
+    found = _find(question, " ".join(describes.split()))
+    if found is None:
         return None
     words = _WORD.findall(found.group(0))  # as the question writes it
-    content = [w for w in words if w.lower() not in ("the", "a", "an", "of", "and", "for")]
-    if len(words) < 2 or not any(w[0].islower() for w in content):
+    content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
+    if len(words) < 3 or not any(w[0].islower() for w in content):
         return None
-    rest = _stems(question[: found.start()] + " " + question[found.end() :])
-    if not rest or rest & _stems(first):
-        return None  # the first question asks the question again, not for a name
-    if not first.endswith("?"):
-        first += "?"
+    if not any(w.lower() in _RELATIONS for w in words[1:-1]):
+        return None
+    if not _stems(question[: found.start()] + " " + question[found.end() :]):
+        return None
     return Hop(
-        question=first,
+        question=f"Who or what is {found.group(0)}?",
         describes=found.group(0),
         iteration=iteration,
         answer=None,
         doc_id=None,
     )
+
+
+_RELATIONS = frozenset(
+    ["of", "by", "to", "for", "that", "who", "which", "whose", "with", "in", "at", "from", "on"]
+)
+"""Words that relate a description to something else: "the head *of* engineering"."""
 
 
 def _stems(text: str) -> set[str]:

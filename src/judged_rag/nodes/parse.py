@@ -18,15 +18,13 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.configuration import Configuration
-from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING
 from judged_rag.core.comparison import compared
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import parse as prompt
-from judged_rag.schemas import HopPlan, QueryComponents, TypedComponents
-from judged_rag.state import State, add_costs
+from judged_rag.schemas import QueryComponents, TypedComponents
+from judged_rag.state import State
 
 MAX_PARTS = 8
 
@@ -43,24 +41,6 @@ def parse(
             "query_parts": alternatives,
             "trace": [event("parse", "alternatives", components=alternatives)],
         }
-    if cfg.hop_questions and cfg.max_iterations > 1 and state.get("hop") is None:
-        planned = _hop(state, config, cfg, deps)
-        if planned.get("hop") is not None:
-            return planned  # the first round is the hop's: its judge aligns nothing
-        rest = _components(state, config, cfg, deps)
-        return {
-            **rest,
-            "cost": add_costs(planned.get("cost"), rest.get("cost")),
-            "trace": [*planned["trace"], *rest.get("trace", [])],
-        }
-    return _components(state, config, cfg, deps)
-
-
-def _components(
-    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
-) -> dict[str, Any]:
-    """GGatrieval's syntactic components, typed or not, when the judge aligns them."""
-    question = state["question"]
     if not cfg.checks_alignment:
         skipped = "alignment off" if not cfg.alignment else f"the {cfg.judge} judge aligns nothing"
         return {"query_parts": [], "trace": [event("parse", "skipped", why=skipped)]}
@@ -92,39 +72,6 @@ def _components(
         "cost": outcome.cost,
         "trace": [*outcome.events, event("parse", "components", components=parts)],
     }
-
-
-def _hop(
-    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
-) -> dict[str, Any]:
-    """One call: what the question names only by description, and its first question.
-
-    An update with `hop` and the first round's `queries` when there is one
-    (`core.hops.plan`); otherwise only the call's cost and trace.
-    """
-    question = state["question"]
-    step = deps.step("parse", state, config, cfg, keep=ANSWERING)
-    if step.exhausted:
-        return {"trace": [event("parse", "budget", exhausted=step.exhausted)]}
-    outcome = step.structured(
-        HopPlan,
-        [SystemMessage(prompt.HOP_SYSTEM), HumanMessage(prompt.HOP_USER.format(question=question))],
-        default=HopPlan(),
-    )
-    proposed = outcome.value
-    hop = hops.plan(
-        question, proposed.describes, proposed.first_question, state.get("iteration", 0)
-    )
-    found = event(
-        "parse",
-        "hop" if hop is not None else "no_hop",
-        describes=proposed.describes[:200],
-        first_question=proposed.first_question[:200],
-    )
-    update: dict[str, Any] = {"cost": outcome.cost, "trace": [*outcome.events, found]}
-    if hop is not None:
-        update.update(hop=hop, queries=[hop["question"]], query_parts=[])
-    return update
 
 
 def typed_roles(parsed: TypedComponents) -> dict[str, str]:

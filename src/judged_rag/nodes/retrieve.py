@@ -71,14 +71,19 @@ def retrieve(
 
 
 def _unjudged(state: State, known: list[Doc]) -> dict[str, Doc]:
-    """Known documents never judged against the question, by content key and by id.
+    """Known documents to judge again when found again, by content key and by id.
 
-    Only after a hop's first question (`core.hops`): what was found for it was judged
-    against it alone, so found again it is judged against the question.
+    Only after a hop's first question (`core.hops`). In the round right after it, when
+    it named something, every one: they were judged against a question without the
+    name. Later, or when it named nothing, those judged against the first question alone.
     """
-    if state.get("hop") is None or hops.pending(state):
+    hop = state.get("hop")
+    if hop is None or hops.pending(state):
         return {}
-    judged = {j["doc_id"] for j in state.get("judgments") or [] if not j.get("hop")}
+    named = bool(hop["answer"]) and state.get("iteration", 0) == hop["iteration"] + 1
+    judged = (
+        set() if named else {j["doc_id"] for j in state.get("judgments") or [] if not j.get("hop")}
+    )
     out: dict[str, Doc] = {}
     for doc in known:
         if doc["id"] not in judged:

@@ -24,12 +24,12 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING
+from judged_rag.core.budget import ANSWERING, rounds_left
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import rewrite as prompt
-from judged_rag.schemas import QueryRewrite, SynonymousQuery
+from judged_rag.schemas import HopPlan, QueryRewrite, SynonymousQuery
 from judged_rag.state import Cost, Doc, Judgment, State, TraceEvent, add_costs, zero_cost
 
 LABEL_RATIO = {"highly_relevant": 1.0, "somewhat_relevant": 0.5, "not_relevant": 0.0}
@@ -50,18 +50,75 @@ def rewrite(
 ) -> dict[str, Any]:
     """Build the next round's queries and advance the iteration counter."""
     cfg = deps.configuration(config, runtime)
-    question = state["question"]
     iteration = state.get("iteration", 0)
     hop = state.get("hop")
     if hop is not None and hop["iteration"] == iteration:
         # No LLM call: after the hop's first question, the question itself, with the
         # name found written after its description when one was.
-        named = hops.resolved(question, hop)
+        named = hops.resolved(state["question"], hop)
         told = [event("rewrite", "hop", answer=hop["answer"], question=named)]
         return _queries([named], iteration, 0, told, {})
-    if cfg.rewrite_mode == "replace":
-        return _replacing(state, config, cfg, deps)
-    question = hops.resolved(question, hop)  # later rounds compensate the named question
+    tried: dict[str, Any] = {}
+    if hop is None and iteration == 0 and cfg.hop_questions and rounds_left(state, cfg) >= 2:
+        tried = _hop(state, config, cfg, deps)
+        if tried.get("hop") is not None:
+            return tried
+    update = (
+        _replacing(state, config, cfg, deps)
+        if cfg.rewrite_mode == "replace"
+        else _compensated(state, config, cfg, deps)
+    )
+    if not tried:
+        return update
+    return {
+        **update,
+        "cost": add_costs(tried.get("cost"), update.get("cost")),
+        "trace": [*tried["trace"], *update["trace"]],
+    }
+
+
+def _hop(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> dict[str, Any]:
+    """One call: whether the question names something only by description (`core.hops`).
+
+    With a description, the update that asks its first question next round (no
+    alternatives: a question that compares names names them); otherwise the call's
+    cost and trace alone.
+    """
+    question = state["question"]
+    if alternatives_asked(state, cfg):
+        return {}
+    step = deps.step("rewrite", state, config, cfg, keep=ANSWERING)
+    if step.exhausted:
+        return {}
+    outcome = step.structured(
+        HopPlan,
+        [SystemMessage(prompt.HOP_SYSTEM), HumanMessage(prompt.HOP_USER.format(question=question))],
+        default=HopPlan(),
+    )
+    iteration = state.get("iteration", 0)
+    hop = hops.plan(question, outcome.value.describes, iteration + 1)
+    found = event(
+        "rewrite",
+        "hop_planned" if hop is not None else "no_hop",
+        describes=outcome.value.describes[:200],
+        **({"first_question": hop["question"]} if hop is not None else {}),
+    )
+    events = [*outcome.events, found]
+    if hop is None:
+        return {"cost": outcome.cost, "trace": events}
+    update = _queries([hop["question"]], iteration, 0, events, {"cost": outcome.cost})
+    return {**update, "hop": hop}
+
+
+def _compensated(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> dict[str, Any]:
+    """SCQU by default (`rewrite_mode="append"`): see the module's docstring."""
+    iteration = state.get("iteration", 0)
+    # Later rounds compensate the question with the name its hop found, if any.
+    question = hops.resolved(state["question"], state.get("hop"))
     judged = latest_judgments(state)
     docs = {d["id"]: d for d in state.get("documents") or []}
     recent = this_round(judged, docs, iteration)

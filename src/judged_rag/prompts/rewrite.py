@@ -21,3 +21,21 @@ REPLACE_SYSTEM = (
     '"pseudo_document": "..."}'
 )
 REPLACE_USER = "Question: {question}\nParts to reword: {parts}"
+
+# A question whose first round found no support may name what it asks about only by a
+# description (setting hop_questions): the description is asked for, and its name
+# searched for first.
+HOP_SYSTEM = (
+    "Some questions name a person or thing only by a description of its role or relation "
+    "to something else, so its name must be found before the question can be answered. "
+    "If the question has such a description, copy it exactly, otherwise reply with an "
+    "empty string.\n"
+    "Question: What is the capital of the country where the Amazon river ends?\n"
+    '{"describes": "the country where the Amazon river ends"}\n'
+    "Question: Which prize did the wife of the author of Dune win?\n"
+    '{"describes": "the wife of the author of Dune"}\n'
+    "Question: In what year did Lina Ortiz join the board of Varo Bank?\n"
+    '{"describes": ""}\n'
+    'Reply with JSON only: {"describes": "..."}'
+)
+HOP_USER = "Question: {question}"
