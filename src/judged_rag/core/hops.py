@@ -39,8 +39,9 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     description, one the question does not contain, one that is a name already (no
     word of it in lower case, as in "Project Bifol" or "the GPMG"), one that relates
     nothing to anything (no "of", "by", "to", "that"… inside it: "the probation
-    period"), or one that leaves the question nothing else to ask ("What is the lead
-    time of the pump?" → "the lead time of the pump").
+    period"), one that starts like a question ("Tell me how early a trip is booked" →
+    "how early a trip is booked"), or one that leaves the question nothing else to ask
+    ("What is the lead time of the pump?" → "the lead time of the pump").
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
@@ -49,7 +50,7 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
     if len(words) < 3 or not any(w[0].islower() for w in content):
         return None
-    if not any(w.lower() in _RELATIONS for w in words[1:-1]):
+    if not any(w.lower() in _RELATIONS for w in words[1:-1]) or words[0].lower() in _ASKING:
         return None
     if not _stems(question[: found.start()] + " " + question[found.end() :]):
         return None
@@ -62,6 +63,8 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     )
 
 
+_ASKING = frozenset("how what when where why who whom whose which whether if".split())
+"""A phrase that starts like a question is what is asked, not a description."""
 _RELATIONS = frozenset(
     ["of", "by", "to", "for", "that", "who", "which", "whose", "with", "in", "at", "from", "on"]
 )
@@ -79,6 +82,15 @@ def _stems(text: str) -> set[str]:
 
 _FUNCTION_WORDS = frozenset(
     [
+        # an imperative's "tell me", "give": nothing else asked
+        "me",
+        "tell",
+        "give",
+        "show",
+        "list",
+        "describe",
+        "explain",
+        "please",
         "what",
         "which",
         "who",
