@@ -63,7 +63,9 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     )
 
 
-_ASKING = frozenset("how what when where why who whom whose which whether if".split())
+_ASKING = frozenset(
+    ["how", "what", "when", "where", "why", "who", "whom", "whose", "which", "whether", "if"]
+)
 """A phrase that starts like a question is what is asked, not a description."""
 _RELATIONS = frozenset(
     ["of", "by", "to", "for", "that", "who", "which", "whose", "with", "in", "at", "from", "on"]
