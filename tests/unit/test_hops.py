@@ -195,3 +195,25 @@ def test_without_a_description_the_loop_rewrites_as_before() -> None:
         "no_hop",
         "compensated",
     ]
+
+
+def test_a_page_found_for_the_question_is_judged_again_for_the_first_question() -> None:
+    answer = "Nazal Kutail [1] has extension 4190 [2]."
+    retriever = scripted_retriever([ORG], [ORG], [ORG, DIRECTORY])
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            NONE,  # round 0: the organisation page for the question
+            hop_plan(),
+            quote("Nazal Kutail", Naz=0.95, NONE=0.05),  # round 1: the same page, for the first
+            NONE,  # round 2: the same page, for the question with the name
+            quote("4190", **{"4": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts)
+    retrieved = [e["detail"] for e in out["trace"] if e["event"] == "retrieved"]
+    assert [(r["new"], r.get("judged_again")) for r in retrieved] == [(1, None), (0, 1), (1, 1)]
+    assert out["route"]["hop"] == f"{FIRST} → Nazal Kutail"
+    assert out["answer"] == answer and [c["doc_id"] for c in out["citations"]] == ["org", "dir"]

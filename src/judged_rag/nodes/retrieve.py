@@ -73,16 +73,19 @@ def retrieve(
 def _unjudged(state: State, known: list[Doc]) -> dict[str, Doc]:
     """Known documents to judge again when found again, by content key and by id.
 
-    Only after a hop's first question (`core.hops`). In the round right after it, when
-    it named something, every one: they were judged against a question without the
-    name. Later, or when it named nothing, those judged against the first question alone.
+    Only with a hop (`core.hops`). In the round that asks its first question, and in
+    the round right after it when it named something, every one: they were judged
+    against another question. Later, or when it named nothing, those judged against the
+    first question alone.
     """
     hop = state.get("hop")
-    if hop is None or hops.pending(state):
+    if hop is None:
         return {}
     named = bool(hop["answer"]) and state.get("iteration", 0) == hop["iteration"] + 1
     judged = (
-        set() if named else {j["doc_id"] for j in state.get("judgments") or [] if not j.get("hop")}
+        set()
+        if named or hops.pending(state)
+        else {j["doc_id"] for j in state.get("judgments") or [] if not j.get("hop")}
     )
     out: dict[str, Doc] = {}
     for doc in known:
