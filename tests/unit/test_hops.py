@@ -99,8 +99,12 @@ def test_the_first_step_is_answered_by_its_best_copy_that_is_a_name() -> None:
         judged("c", "Nazal Kutail runs engineering " * 5, 0.9),  # a passage, not a name
         judged("d", "Someone Else", 0.95, hop=False),  # judged for the question itself
     ]
-    assert hops.answered(found) == ("Nazal Kutail", "b")
-    assert hops.answered([{**found[1], "label": "somewhat_relevant"}]) is None  # type: ignore[list-item]
+    assert hops.answered(found, 0.7) == ("Nazal Kutail", "b")
+    somewhat: Any = {**found[1], "label": "somewhat_relevant"}
+    assert hops.answered([somewhat], 0.7) is None
+    # The judge sure of its copy, the retriever's cosine low: it names it all the same.
+    assert hops.answered([{**somewhat, "p_highly": 0.98}], 0.7) == ("Nazal Kutail", "b")
+    assert hops.answered([{**somewhat, "p_highly": 0.5}], 0.7) is None
 
 
 def run(

@@ -182,20 +182,24 @@ def asked(state: State) -> str:
     return resolved(state["question"], hop)
 
 
-def answered(judgments: list[Judgment]) -> tuple[str, str] | None:
-    """The first step's answer and its document: the best-scored Highly Relevant copy.
+def answered(judgments: list[Judgment], threshold: float) -> tuple[str, str] | None:
+    """The first step's answer and its document, or None when no document answered.
 
-    None when no document answered it, or the copy is too long to be a name.
+    A copy answers when the judge labelled it Highly Relevant, or when the judge's own
+    probability that the document states it (`p_highly`) reaches `threshold`: the
+    retriever's cosine, which the label weighs in, is low for "Who or what is …?"
+    against a list of names and offices. The best-scored such copy wins; one too long
+    to be a name is none.
     """
     best: tuple[float, str, str] | None = None
     for j in judgments:
         copy = " ".join(j["evidence"].split()).strip(" .;,")
-        if not j.get("hop") or j["label"] != "highly_relevant" or not copy:
+        if not j.get("hop") or not copy or len(copy) > MAX_ANSWER_CHARS:
             continue
-        if len(copy) > MAX_ANSWER_CHARS:
+        own = j.get("p_highly")
+        if j["label"] != "highly_relevant" and (own is None or own < threshold):
             continue
-        score = j.get("judge_score")
-        value = float(score if score is not None else j["composite_score"])
+        value = float(own if own is not None else j["composite_score"])
         if best is None or value > best[0]:
             best = (value, copy, j["doc_id"])
     return None if best is None else (best[1], best[2])

@@ -110,7 +110,7 @@ def assess(
     answering = [j for j in state.get("judgments") or [] if not j.get("hop")]
     best_now, best_before = best_scores(answering, iteration)
     stalled = not sufficient and is_stalled(best_now, best_before)
-    hop_update = _hop_found(state, batch, events)
+    hop_update = _hop_found(state, batch, cfg.judge_cutoff, events)
     if hop_update is not None:
         stalled = False  # the round found a name, or not: the question itself is next
     events.append(
@@ -143,16 +143,19 @@ def assess(
     return update
 
 
-def _hop_found(state: State, batch: list[Judgment], events: list[TraceEvent]) -> Hop | None:
+def _hop_found(
+    state: State, batch: list[Judgment], threshold: float, events: list[TraceEvent]
+) -> Hop | None:
     """The hop with its answer, after the round that asked its first question; else None.
 
-    The round's best Highly Relevant copy names what the description describes; when
-    no document answered, the hop keeps no answer and the question is asked as it is.
+    The round's best answering copy (`core.hops.answered`) names what the description
+    describes; when no document answered, the hop keeps no answer and the question is
+    asked as it is.
     """
     hop = state.get("hop")
     if hop is None or not hops.pending(state):
         return None
-    found = hops.answered(batch)
+    found = hops.answered(batch, threshold)
     answer, doc_id = found if found is not None else (None, None)
     events.append(event("assess", "hop", question=hop["question"], answer=answer, document=doc_id))
     return {**hop, "answer": answer, "doc_id": doc_id}
