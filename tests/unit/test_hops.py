@@ -108,13 +108,16 @@ def test_the_first_step_is_answered_by_its_best_copy_that_is_a_name() -> None:
 
 
 def run(
-    parts: Components, question: str = QUESTION, recorder: PromptRecorder | None = None
+    parts: Components,
+    question: str = QUESTION,
+    recorder: PromptRecorder | None = None,
+    when: str = "unsupported",
 ) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
     settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
     config = {
         "max_concurrency": 1,
-        "configurable": {"gate": False, "max_iterations": 3, "hop_questions": True, **settings},
+        "configurable": {"gate": False, "max_iterations": 3, "hop_questions": when, **settings},
         "callbacks": [recorder] if recorder else [],
     }
     return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
@@ -221,3 +224,41 @@ def test_a_page_found_for_the_question_is_judged_again_for_the_first_question() 
     assert [(r["new"], r.get("judged_again")) for r in retrieved] == [(1, None), (0, 1), (1, 1)]
     assert out["route"]["hop"] == f"{FIRST} → Nazal Kutail"
     assert out["answer"] == answer and [c["doc_id"] for c in out["citations"]] == ["org", "dir"]
+
+
+def test_always_asks_first_even_when_a_page_seems_to_answer_the_whole_question() -> None:
+    # The directory's first row would be copied for the question as it is; asked first
+    # who heads engineering, the run reads the right row.
+    answer = "Nazal Kutail [1] has extension 4190 [2]."
+    retriever = scripted_retriever([ORG], [ORG, DIRECTORY])
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            hop_plan(),
+            quote("Nazal Kutail", Naz=0.95, NONE=0.05),  # round 0, for the first question
+            NONE,  # round 1: the organisation page, for the question with the name
+            quote("4190", **{"4": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, when="always")
+    assert retriever.queries == [FIRST, NAMED]  # type: ignore[attr-defined]
+    assert out["route"]["hop"] == f"{FIRST} → Nazal Kutail" and out["route"]["iterations"] == 2
+    assert out["answer"] == answer
+
+
+def test_always_costs_a_question_without_a_description_one_call() -> None:
+    question = "What is the phone extension of Nazal Kutail?"
+    retriever = scripted_retriever([DIRECTORY])
+    parts = Components(
+        chat_model=generator("It is 4190 [1]."),
+        judge_model=judge_model(
+            hop_plan(""), quote("4190", **{"4": 0.95, "NONE": 0.05}), verdict()
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, question, when="always")
+    assert out["answer"] == "It is 4190 [1]." and "hop" not in out["route"]
+    assert retriever.queries == [question]  # type: ignore[attr-defined]
+    assert next(e["event"] for e in out["trace"] if e["node"] == "parse") == "no_hop"

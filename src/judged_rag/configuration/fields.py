@@ -278,14 +278,17 @@ class Configuration:
         "name it half-recognises.",
         access="research",
     )
-    hop_questions: bool = _f(
-        False,
-        "When the first round found no support, ask whether the question names what it "
-        'asks about only by a description of its role or relation ("the extension of the '
-        'head of engineering"), one LLM call; if so, the next round retrieves and judges '
-        'for "Who or what is the head of engineering?", and the rounds after it for the '
-        "question with the name found written after the description. Nothing is asked "
-        "of a question the first round answered; needs max_iterations of 3 or more.",
+    hop_questions: Literal["off", "unsupported", "always"] = _f(
+        "off",
+        "Ask a question that names what it asks about only by a description of its role "
+        'or relation ("the extension of the head of engineering") in two steps: one LLM '
+        'call copies the description; a round retrieves and judges for "Who or what is '
+        'the head of engineering?", and the rounds after it for the question with the '
+        "name found written after the description. 'unsupported': asked only after a first "
+        "round without support (a question it answered costs nothing more); 'always': "
+        "asked before the first round of every question that retrieves (one call more "
+        "each), so a first round that wrongly found support for the whole question cannot "
+        "skip it. Needs a round left after the first question's.",
         access="research",
     )
     subject_grounding: bool = _f(

@@ -18,13 +18,15 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.budget import ANSWERING
 from judged_rag.core.comparison import compared
 from judged_rag.core.trace import event
+from judged_rag.nodes.rewrite import plan_hop
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import parse as prompt
 from judged_rag.schemas import QueryComponents, TypedComponents
-from judged_rag.state import State
+from judged_rag.state import State, add_costs
 
 MAX_PARTS = 8
 
@@ -41,6 +43,32 @@ def parse(
             "query_parts": alternatives,
             "trace": [event("parse", "alternatives", components=alternatives)],
         }
+    if cfg.hop_questions == "always" and state.get("hop") is None:
+        hop, cost, events = plan_hop(state, config, cfg, deps, node="parse")
+        if hop is not None:
+            # The first round asks the hop's first question; its judge aligns nothing.
+            return {
+                "hop": hop,
+                "queries": [hop["question"]],
+                "query_parts": [],
+                "cost": cost,
+                "trace": events,
+            }
+        if events:
+            rest = _components(state, config, cfg, deps)
+            return {
+                **rest,
+                "cost": add_costs(cost, rest.get("cost")),
+                "trace": [*events, *rest.get("trace", [])],
+            }
+    return _components(state, config, cfg, deps)
+
+
+def _components(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> dict[str, Any]:
+    """GGatrieval's syntactic components, typed or not, when the judge aligns them."""
+    question = state["question"]
     if not cfg.checks_alignment:
         skipped = "alignment off" if not cfg.alignment else f"the {cfg.judge} judge aligns nothing"
         return {"query_parts": [], "trace": [event("parse", "skipped", why=skipped)]}

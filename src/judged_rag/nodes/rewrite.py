@@ -30,7 +30,7 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import rewrite as prompt
 from judged_rag.schemas import HopPlan, QueryRewrite, SynonymousQuery
-from judged_rag.state import Cost, Doc, Judgment, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Cost, Doc, Hop, Judgment, State, TraceEvent, add_costs, zero_cost
 
 LABEL_RATIO = {"highly_relevant": 1.0, "somewhat_relevant": 0.5, "not_relevant": 0.0}
 """Stand-in alignment ratio from the label when alignment was not checked."""
@@ -58,58 +58,58 @@ def rewrite(
         named = hops.resolved(state["question"], hop)
         told = [event("rewrite", "hop", answer=hop["answer"], question=named)]
         return _queries([named], iteration, 0, told, {})
-    tried: dict[str, Any] = {}
-    if hop is None and iteration == 0 and cfg.hop_questions and rounds_left(state, cfg) >= 2:
-        tried = _hop(state, config, cfg, deps)
-        if tried.get("hop") is not None:
-            return tried
+    tried: tuple[Hop | None, Cost, list[TraceEvent]] = (None, zero_cost(), [])
+    if hop is None and iteration == 0 and cfg.hop_questions == "unsupported":
+        tried = plan_hop(state, config, cfg, deps, node="rewrite")
+        planned, cost, events = tried
+        if planned is not None:
+            update = _queries([planned["question"]], iteration, 0, events, {"cost": cost})
+            return {**update, "hop": planned}
     update = (
         _replacing(state, config, cfg, deps)
         if cfg.rewrite_mode == "replace"
         else _compensated(state, config, cfg, deps)
     )
-    if not tried:
+    if not tried[2]:
         return update
     return {
         **update,
-        "cost": add_costs(tried.get("cost"), update.get("cost")),
-        "trace": [*tried["trace"], *update["trace"]],
+        "cost": add_costs(tried[1], update.get("cost")),
+        "trace": [*tried[2], *update["trace"]],
     }
 
 
-def _hop(
-    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
-) -> dict[str, Any]:
+def plan_hop(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps, *, node: str
+) -> tuple[Hop | None, Cost, list[TraceEvent]]:
     """One call: whether the question names something only by description (`core.hops`).
 
-    With a description, the update that asks its first question next round (no
-    alternatives: a question that compares names names them); otherwise the call's
-    cost and trace alone.
+    The hop, its first question asked in the round after the current one (`rewrite`'s)
+    or in the current one, not yet retrieved (`parse`'s, `hop_questions="always"`);
+    None without a description, for a question that compares names (it names them),
+    or without two rounds left for it. Returns the hop, the call's cost and its trace.
     """
     question = state["question"]
-    if alternatives_asked(state, cfg):
-        return {}
-    step = deps.step("rewrite", state, config, cfg, keep=ANSWERING)
+    iteration = state.get("iteration", 0)
+    first = iteration + 1 if node == "rewrite" else iteration
+    if alternatives_asked(state, cfg) or rounds_left({**state, "iteration": first}, cfg) < 1:
+        return None, zero_cost(), []
+    step = deps.step(node, state, config, cfg, keep=ANSWERING)
     if step.exhausted:
-        return {}
+        return None, zero_cost(), [event(node, "budget", exhausted=step.exhausted)]
     outcome = step.structured(
         HopPlan,
         [SystemMessage(prompt.HOP_SYSTEM), HumanMessage(prompt.HOP_USER.format(question=question))],
         default=HopPlan(),
     )
-    iteration = state.get("iteration", 0)
-    hop = hops.plan(question, outcome.value.describes, iteration + 1)
+    hop = hops.plan(question, outcome.value.describes, first)
     found = event(
-        "rewrite",
+        node,
         "hop_planned" if hop is not None else "no_hop",
         describes=outcome.value.describes[:200],
         **({"first_question": hop["question"]} if hop is not None else {}),
     )
-    events = [*outcome.events, found]
-    if hop is None:
-        return {"cost": outcome.cost, "trace": events}
-    update = _queries([hop["question"]], iteration, 0, events, {"cost": outcome.cost})
-    return {**update, "hop": hop}
+    return hop, outcome.cost, [*outcome.events, found]
 
 
 def _compensated(
