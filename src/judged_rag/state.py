@@ -126,9 +126,9 @@ class Conflict(TypedDict):
 class Hop(TypedDict):
     """A question that names something only by description, asked in two steps.
 
-    "What is the extension of the head of engineering?" first asks "Who is the head of
-    engineering?"; the name found replaces nothing, it is added after the description:
-    "What is the extension of the head of engineering (Nazal Kutail)?".
+    "What is the extension of the head of engineering?" first asks "Who or what is the
+    head of engineering?"; the name found then replaces the description: "What is the
+    extension of Nazal Kutail?".
     """
 
     question: str
@@ -184,7 +184,8 @@ class RouteSummary(TypedDict):
     regenerations: int
     hop: NotRequired[str]
     """Only when the question was asked in two steps: the first question and what answered
-    it ("Who is the head of engineering? → Nazal Kutail"; "→ nothing" when no document did)."""
+    it ("Who or what is the head of engineering? → Nazal Kutail"; "→ nothing" when no
+    document did)."""
     conflict: NotRequired[str]
     """Only when the kept documents disagree on the asked fact: "dated" (the latest one
     holds, and the answer says so) or "undated" (the answer gives each value)."""

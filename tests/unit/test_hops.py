@@ -24,7 +24,7 @@ from tests.fakes import (
 
 QUESTION = "What is the phone extension of the head of engineering?"
 FIRST = "Who or what is the head of engineering?"
-NAMED = "What is the phone extension of the head of engineering (Nazal Kutail)?"
+NAMED = "What is the phone extension of Nazal Kutail?"
 ORG = doc(
     "org", "Management team\n- Head of Finance: Ana Lima\n- Head of Engineering: Nazal Kutail"
 )
@@ -262,3 +262,31 @@ def test_always_costs_a_question_without_a_description_one_call() -> None:
     assert out["answer"] == "It is 4190 [1]." and "hop" not in out["route"]
     assert retriever.queries == [question]  # type: ignore[attr-defined]
     assert next(e["event"] for e in out["trace"] if e["node"] == "parse") == "no_hop"
+
+
+def test_the_page_that_named_it_is_no_rival_value() -> None:
+    # "In what year was the company that A acquired founded?": A's page names B and
+    # states A's own founding year, which the judge may copy for the named question.
+    question = "In what year was the company that Mordo Malt acquired in 2013 founded?"
+    acquirer = doc("a", "Mordo Malt was founded in 1926. In 2013 it acquired Ulva Labs.")
+    acquired = doc("b", "Ulva Labs was founded in 1901 in Vodras.")
+    answer = "Ulva Labs [1], founded in 1901 [2]."
+    retriever = scripted_retriever([acquirer], [acquirer, acquired])
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            hop_plan("the company that Mordo Malt acquired in 2013"),
+            quote("Ulva Labs", Ulva=0.95, NONE=0.05),
+            quote("1926", **{"1926": 0.95, "NONE": 0.05}),  # A's page, for the named question
+            quote("1901", **{"1901": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, question, when="always")
+    named = "In what year was Ulva Labs founded?"
+    assert retriever.queries == [  # type: ignore[attr-defined]
+        "Who or what is the company that Mordo Malt acquired in 2013?",
+        named,
+    ]
+    assert "conflict" not in out["route"] and out["answer"] == answer

@@ -284,7 +284,7 @@ class Configuration:
         'or relation ("the extension of the head of engineering") in two steps: one LLM '
         'call copies the description; a round retrieves and judges for "Who or what is '
         'the head of engineering?", and the rounds after it for the question with the '
-        "name found written after the description. 'unsupported': asked only after a first "
+        "name found in place of the description. 'unsupported': asked only after a first "
         "round without support (a question it answered costs nothing more); 'always': "
         "asked before the first round of every question that retrieves (one call more "
         "each), so a first round that wrongly found support for the whole question cannot "

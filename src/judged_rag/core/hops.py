@@ -4,10 +4,10 @@
 names a person, never the office; the page with the office names the person, never the
 extension. Judged against the whole question, neither page answers it. The question is
 therefore asked in two steps (GGatrieval's semantic compensation with the bridging
-entity): first "Who is the head of engineering?", judged as any question is; the
-judge's copy from the page that answers it ("Nazal Kutail") is then written after the
+entity): first "Who or what is the head of engineering?", judged as any question is;
+the judge's copy from the page that answers it ("Nazal Kutail") then replaces the
 description, and the rounds that follow retrieve, judge and generate for "What is the
-phone extension of the head of engineering (Nazal Kutail)?".
+phone extension of Nazal Kutail?".
 
 Pure functions over state: `plan` checks the model's proposal, `asked` says which
 question a round judges, `answered` reads the first step's answer from its judgments.
@@ -161,13 +161,18 @@ def pending(state: State) -> bool:
 
 
 def resolved(question: str, hop: Hop | None) -> str:
-    """The question with the first step's answer after its description, or as it is."""
+    """The question with the first step's answer in place of its description.
+
+    GGatrieval's Q′ with the bridging entity: "In what year was the company that A
+    acquired in 2013 founded?" becomes "In what year was B founded?", so that A's own
+    founding year no longer answers it. The question as it is when nothing was named.
+    """
     if hop is None or not hop["answer"]:
         return question
     found = _find(question, hop["describes"])
     if found is None:
         return question
-    return f"{question[: found.end()]} ({hop['answer']}){question[found.end() :]}"
+    return f"{question[: found.start()]}{hop['answer']}{question[found.end() :]}"
 
 
 def asked(state: State) -> str:

@@ -127,12 +127,17 @@ def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[
     A conflict is also an event of the trace, after the combination's. A question that
     offers names to choose between has none (each page answers for its own name), nor
     does a closed-ended task: its answer is one of its options, which the generator
-    picks and the verifier reads as such.
+    picks and the verifier reads as such. The page that named what the question
+    describes (`core.hops`) states the bridge, not the answer: it is left out.
     """
     knowledge: list[Doc] = update["knowledge"]
     closed = state.get("resolved_task") == "closed"
     asked = closed or alternatives_asked(state, cfg)
-    conflict = None if asked else disagreement(knowledge, latest_judgments(state))
+    hop = state.get("hop")
+    judged = latest_judgments(state)
+    if hop is not None and hop["doc_id"] is not None:
+        judged.pop(hop["doc_id"], None)
+    conflict = None if asked else disagreement(knowledge, judged)
     if conflict is None:
         return {**update, "conflict": None}
     found: TraceEvent = event(

@@ -54,7 +54,7 @@ def rewrite(
     hop = state.get("hop")
     if hop is not None and hop["iteration"] == iteration:
         # No LLM call: after the hop's first question, the question itself, with the
-        # name found written after its description when one was.
+        # name found in place of its description when one was.
         named = hops.resolved(state["question"], hop)
         told = [event("rewrite", "hop", answer=hop["answer"], question=named)]
         return _queries([named], iteration, 0, told, {})
