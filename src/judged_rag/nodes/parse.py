@@ -23,10 +23,10 @@ from judged_rag.core.budget import ANSWERING
 from judged_rag.core.comparison import compared
 from judged_rag.core.trace import event
 from judged_rag.nodes.rewrite import plan_hop
-from judged_rag.nodes.step import NodeDeps
+from judged_rag.nodes.step import NodeDeps, preceded
 from judged_rag.prompts import parse as prompt
 from judged_rag.schemas import QueryComponents, TypedComponents
-from judged_rag.state import State, add_costs
+from judged_rag.state import State
 
 MAX_PARTS = 8
 
@@ -54,13 +54,7 @@ def parse(
                 "cost": cost,
                 "trace": events,
             }
-        if events:
-            rest = _components(state, config, cfg, deps)
-            return {
-                **rest,
-                "cost": add_costs(cost, rest.get("cost")),
-                "trace": [*events, *rest.get("trace", [])],
-            }
+        return preceded(_components(state, config, cfg, deps), cost, events)
     return _components(state, config, cfg, deps)
 
 

@@ -27,7 +27,7 @@ from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING, rounds_left
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
-from judged_rag.nodes.step import LLMStep, NodeDeps
+from judged_rag.nodes.step import LLMStep, NodeDeps, preceded
 from judged_rag.prompts import rewrite as prompt
 from judged_rag.schemas import HopPlan, QueryRewrite, SynonymousQuery
 from judged_rag.state import Cost, Doc, Hop, Judgment, State, TraceEvent, add_costs, zero_cost
@@ -58,10 +58,10 @@ def rewrite(
         named = hops.resolved(state["question"], hop)
         told = [event("rewrite", "hop", answer=hop["answer"], question=named)]
         return _queries([named], iteration, 0, told, {})
-    tried: tuple[Hop | None, Cost, list[TraceEvent]] = (None, zero_cost(), [])
+    cost: Cost = zero_cost()
+    events: list[TraceEvent] = []
     if hop is None and iteration == 0 and cfg.hop_questions == "unsupported":
-        tried = plan_hop(state, config, cfg, deps, node="rewrite")
-        planned, cost, events = tried
+        planned, cost, events = plan_hop(state, config, cfg, deps, node="rewrite")
         if planned is not None:
             update = _queries([planned["question"]], iteration, 0, events, {"cost": cost})
             return {**update, "hop": planned}
@@ -70,13 +70,7 @@ def rewrite(
         if cfg.rewrite_mode == "replace"
         else _compensated(state, config, cfg, deps)
     )
-    if not tried[2]:
-        return update
-    return {
-        **update,
-        "cost": add_costs(tried[1], update.get("cost")),
-        "trace": [*tried[2], *update["trace"]],
-    }
+    return preceded(update, cost, events)
 
 
 def plan_hop(

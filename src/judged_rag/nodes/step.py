@@ -38,6 +38,7 @@ from judged_rag.components.llm import (
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
 from judged_rag.core.budget import Reserve, calls_left, exhausted, kept
 from judged_rag.core.inputs import check_question
+from judged_rag.state import Cost, TraceEvent, add_costs
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -241,3 +242,17 @@ class LLMStep:
     def text(self, messages: Sequence[BaseMessage]) -> Outcome[Reply | None]:
         """Free text (it streams); None recorded as an error."""
         return text_call(self.model, messages, config=self.config, ctx=self.ctx)
+
+
+def preceded(update: dict[str, Any], cost: Cost, events: list[TraceEvent]) -> dict[str, Any]:
+    """A node's `update` with an earlier call's `cost` and `events` in front of its own.
+
+    Nothing to add without events: a call that was not made has none.
+    """
+    if not events:
+        return update
+    return {
+        **update,
+        "cost": add_costs(cost, update.get("cost")),
+        "trace": [*events, *update.get("trace", [])],
+    }
