@@ -210,6 +210,12 @@ def answered(judgments: list[Judgment], threshold: float) -> tuple[str, str] | N
     return None if best is None else (best[1], best[2])
 
 
+def naming_document(state: State) -> str | None:
+    """The id of the page that named what the question describes, once one did."""
+    hop = state.get("hop")
+    return None if hop is None else hop["doc_id"]
+
+
 def summary(hop: Hop | None) -> str | None:
     """The route's one line: the first question and what answered it."""
     if hop is None:

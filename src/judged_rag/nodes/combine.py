@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
 from judged_rag.core.conflicts import disagreement
 from judged_rag.core.judgments import alternatives_asked, labelled_sets, latest_judgments
 from judged_rag.core.strategies import NeedsWeb, cap, evaluate, parse_strategy, within_chars
@@ -84,11 +85,11 @@ def _with_hop(state: State, chosen: list[Doc]) -> list[Doc]:
 
     Only when something else was chosen: the name alone answers nothing.
     """
-    hop = state.get("hop")
-    if not chosen or hop is None or hop["doc_id"] is None:
+    naming = hops.naming_document(state)
+    if not chosen or naming is None:
         return chosen
-    named = [d for d in state.get("documents") or [] if d["id"] == hop["doc_id"]]
-    return [*named, *(d for d in chosen if d["id"] != hop["doc_id"])]
+    named = [d for d in state.get("documents") or [] if d["id"] == naming]
+    return [*named, *(d for d in chosen if d["id"] != naming)]
 
 
 VERIFIED = "D (verified)"
@@ -133,10 +134,10 @@ def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[
     knowledge: list[Doc] = update["knowledge"]
     closed = state.get("resolved_task") == "closed"
     asked = closed or alternatives_asked(state, cfg)
-    hop = state.get("hop")
     judged = latest_judgments(state)
-    if hop is not None and hop["doc_id"] is not None:
-        judged.pop(hop["doc_id"], None)
+    naming = hops.naming_document(state)
+    if naming is not None:
+        judged.pop(naming, None)
     conflict = None if asked else disagreement(knowledge, judged)
     if conflict is None:
         return {**update, "conflict": None}

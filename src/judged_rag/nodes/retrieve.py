@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.documents import content_key, to_doc
+from judged_rag.core.judgments import latest_judgments
 from judged_rag.core.retrieval import search
 from judged_rag.core.scores import RRF_K
 from judged_rag.core.trace import event
@@ -82,11 +83,7 @@ def _unjudged(state: State, known: list[Doc]) -> dict[str, Doc]:
     if hop is None:
         return {}
     named = bool(hop["answer"]) and state.get("iteration", 0) == hop["iteration"] + 1
-    judged = (
-        set()
-        if named or hops.pending(state)
-        else {j["doc_id"] for j in state.get("judgments") or [] if not j.get("hop")}
-    )
+    judged = set() if named or hops.pending(state) else set(latest_judgments(state))
     out: dict[str, Doc] = {}
     for doc in known:
         if doc["id"] not in judged:

@@ -117,7 +117,7 @@ def _compensated(
     docs = {d["id"]: d for d in state.get("documents") or []}
     recent = this_round(judged, docs, iteration)
     well = [j for j in recent if ratio(j) >= cfg.align_tau and j["label"] != "not_relevant"]
-    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in well]
+    queries = [with_document(question, docs[j["doc_id"]]) for j in well]
     events: list[TraceEvent] = []
     alternatives = alternatives_asked(state, cfg)
     if alternatives:
@@ -182,6 +182,11 @@ def _queries(
         )
     )
     return {**out, "queries": queries, "iteration": iteration + 1, "trace": events}
+
+
+def with_document(question: str, doc: Doc) -> str:
+    """SCQU's Q + D query: the question followed by the document's opening."""
+    return f"{question}\n{doc['content'][:DOC_CHARS]}"
 
 
 def this_round(judged: dict[str, Judgment], docs: dict[str, Doc], iteration: int) -> list[Judgment]:
@@ -269,7 +274,7 @@ def _replacing(
     most = cfg.rewrite_max_queries
     high = high[: most - 1] if unaligned else high[:most]
     unaligned = unaligned[: most - len(high)]
-    queries = [f"{question}\n{docs[j['doc_id']]['content'][:DOC_CHARS]}" for j in high]
+    queries = [with_document(question, docs[j["doc_id"]]) for j in high]
     cost: Cost = zero_cost()
     events: list[TraceEvent] = []
     for missing in unaligned:
