@@ -369,8 +369,10 @@ class IndexBuild:
             else:
                 to_embed.append((path, digest))
 
-        kept_defs = [document_definitions(c.text for c in f.chunks) for f in per_file.values()]
-        fresh = self._embed_files(to_embed, kept_defs)
+        kept_defs = {
+            path: document_definitions(c.text for c in f.chunks) for path, f in per_file.items()
+        }
+        fresh = self._embed_files(to_embed, list(kept_defs.values()))
         reset = False
         dimensions = {f.vectors.shape[1] for f in fresh if f.chunks}
         if dimension is not None and dimensions - {dimension}:
@@ -383,7 +385,7 @@ class IndexBuild:
             reset = True
             self.calibration = None
             fresh = self._embed_files(to_embed + again, [])
-        renoted = self._renote(list(per_file.values()))
+        renoted = self._renote(list(per_file.values()), kept_defs)
         per_file.update({f.path: f for f in fresh + renoted})
         # Gone, or unreadable this time: either way no longer in the index.
         stats.removed = len(stored_paths - set(per_file))
@@ -456,15 +458,18 @@ class IndexBuild:
         )
         return stats
 
-    def _renote(self, files: list[FileChunks]) -> list[FileChunks]:
+    def _renote(
+        self, files: list[FileChunks], definitions: dict[str, dict[str, str]]
+    ) -> list[FileChunks]:
         """The reused files whose chunks' definitions from elsewhere changed, made current.
 
-        Only the chunks whose text changed are embedded again; they get new ids, so the
-        gate's pseudo-queries written for their old text are not carried over.
+        `definitions`: what each file defines, by path. Only the chunks whose text
+        changed are embedded again; they get new ids, so the gate's pseudo-queries
+        written for their old text are not carried over.
         """
         changed: list[tuple[FileChunks, dict[int, Chunk]]] = []
         for entry in files:
-            own = document_definitions(c.text for c in entry.chunks)
+            own = definitions[entry.path]
             update: dict[int, Chunk] = {}
             for row, chunk in enumerate(entry.chunks):
                 text = with_glossary(chunk.text, own, self.glossary)
@@ -540,13 +545,12 @@ class IndexBuild:
             )
             spans_by_file.append(spans)
             bodies_by_file.append([render(units[a:b]) for a, b in spans])
-        self.glossary = corpus_glossary(
-            [*kept_defs, *(document_definitions(b) for b in bodies_by_file)]
-        )
+        fresh_defs = [document_definitions(b) for b in bodies_by_file]
+        self.glossary = corpus_glossary([*kept_defs, *fresh_defs])
 
         chunks_by_file: list[list[Chunk]] = []
-        for (path, digest, document, units), spans, bodies in zip(
-            loaded, spans_by_file, bodies_by_file, strict=True
+        for (path, digest, document, units), spans, bodies, defines in zip(
+            loaded, spans_by_file, bodies_by_file, fresh_defs, strict=True
         ):
             chunks_by_file.append(
                 [
@@ -568,6 +572,7 @@ class IndexBuild:
                             bodies,
                             document_date(document.meta, document.text, document.title),
                             self.glossary,
+                            own=defines,
                         )
                     )
                 ]

@@ -356,17 +356,21 @@ def with_notes(
     texts: Sequence[str],
     date: str | None = None,
     glossary: Mapping[str, str] | None = None,
+    *,
+    own: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Each chunk's rendered text (`texts`, one per span), headed by its `chunk_note`.
 
     `date`: the document's (`judged_rag.indexing.dates.document_date`), if it has one;
-    `glossary`: the `corpus_glossary`, for the definitions found in other documents.
+    `glossary`: the `corpus_glossary`, for the definitions found in other documents;
+    `own`: the document's `document_definitions(texts)`, when the caller has them.
     """
     definitions = defined_names(" ".join(u.text for u in units))
-    own = document_definitions(texts)
+    if glossary and own is None:
+        own = document_definitions(texts)
     out: list[str] = []
     for (start, end), text in zip(spans, texts, strict=True):
         note = chunk_note(units, start, end, definitions, date) if end > start else ""
         noted = f"{note}\n{text}" if note else text
-        out.append(with_glossary(noted, own, glossary) if glossary else noted)
+        out.append(with_glossary(noted, own or {}, glossary) if glossary else noted)
     return out
