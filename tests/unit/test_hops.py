@@ -93,18 +93,72 @@ def judged(doc_id: str, evidence: str, score: float, *, hop: bool = True) -> Jud
 
 
 def test_the_first_step_is_answered_by_its_best_copy_that_is_a_name() -> None:
+    hop: Any = hops.plan(QUESTION, "the head of engineering", 1)
+    pages = {k: "Head of Engineering: Nazal Kutail; head of engineering" for k in "abcd"}
+
+    def answered(found: list[Judgment]) -> tuple[str, str] | None:
+        return hops.answered(found, 0.7, hop, QUESTION, pages)
+
     found = [
         judged("a", "Ana Lima", 0.6),
         judged("b", "Nazal Kutail", 0.8),
-        judged("c", "Nazal Kutail runs engineering " * 5, 0.9),  # a passage, not a name
+        judged("c", "Nazal Kutail Runs Engineering " * 5, 0.9),  # a passage, not a name
         judged("d", "Someone Else", 0.95, hop=False),  # judged for the question itself
     ]
-    assert hops.answered(found, 0.7) == ("Nazal Kutail", "b")
+    assert answered(found) == ("Nazal Kutail", "b")
     somewhat: Any = {**found[1], "label": "somewhat_relevant"}
-    assert hops.answered([somewhat], 0.7) is None
+    assert answered([somewhat]) is None
     # The judge sure of its copy, the retriever's cosine low: it names it all the same.
-    assert hops.answered([{**somewhat, "p_highly": 0.98}], 0.7) == ("Nazal Kutail", "b")
-    assert hops.answered([{**somewhat, "p_highly": 0.5}], 0.7) is None
+    assert answered([{**somewhat, "p_highly": 0.98}]) == ("Nazal Kutail", "b")
+    assert answered([{**somewhat, "p_highly": 0.5}]) is None
+    # Its page must say what the question describes: "engineering", not "sales".
+    elsewhere = {**pages, "b": "Head of Sales: Nazal Kutail"}
+    assert hops.answered(found, 0.7, hop, QUESTION, elsewhere) == ("Ana Lima", "a")
+    assert hops.answered(found[1:2], 0.7, hop, QUESTION, elsewhere) is None
+
+
+@pytest.mark.parametrize(
+    ("copy", "question", "expected"),
+    [
+        ("Nazal Kutail", QUESTION, True),
+        ("Bank of Ennor", "Where is the bank that Ana Lima founded?", True),
+        ("RB-7", "What is the lead time of the board used in the pump?", True),
+        ("The bicycle store holds 34 bicycles", "How many bicycles fit?", False),
+        ("The HSC has five voting members", "For how long do members of the HSC serve?", False),
+        ("Rithan Vinosand", "How long did Rithan Vinosand estimate the move would take?", False),
+        ("GFBC", "What is the default screen timeout of the GFBC in firmware 4.0?", False),
+        ("", QUESTION, False),
+    ],
+)
+def test_a_name_is_capitalised_short_and_new_to_the_question(
+    copy: str, question: str, expected: bool
+) -> None:
+    assert hops.names(copy, question) is expected
+
+
+@pytest.mark.parametrize(
+    ("page", "description", "expected"),
+    [
+        ("| Head of Engineering | Nazal Kutail |", "the head of engineering", True),
+        ("| Head of Sales | Dapetaith Grosil |", "the head of marketing", False),
+        (
+            "Mordby Maltings acquired Ulvdene Laboratories in 2013.",
+            "the company that Mordby Maltings acquired in 2013",
+            True,
+        ),
+        (
+            "Mordby Maltings acquired Ulvdene Laboratories in 2011.",
+            "the company that Mordby Maltings acquired in 2013",
+            False,
+        ),
+        ("Release 3.2 sets the GFBC timeout to 5 minutes.", "the GFBC in firmware 4.0", False),
+        ("Firmware 4.0 sets the GFBC timeout to 5 minutes.", "the GFBC in firmware 4.0", True),
+    ],
+)
+def test_the_naming_page_says_what_the_description_says(
+    page: str, description: str, expected: bool
+) -> None:
+    assert hops.describes(page, description) is expected
 
 
 def run(

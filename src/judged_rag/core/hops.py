@@ -187,27 +187,77 @@ def asked(state: State) -> str:
     return resolved(state["question"], hop)
 
 
-def answered(judgments: list[Judgment], threshold: float) -> tuple[str, str] | None:
+def answered(
+    judgments: list[Judgment], threshold: float, hop: Hop, question: str, pages: dict[str, str]
+) -> tuple[str, str] | None:
     """The first step's answer and its document, or None when no document answered.
 
     A copy answers when the judge labelled it Highly Relevant, or when the judge's own
     probability that the document states it (`p_highly`) reaches `threshold`: the
     retriever's cosine, which the label weighs in, is low for "Who or what is …?"
-    against a list of names and offices. The best-scored such copy wins; one too long
-    to be a name is none.
+    against a list of names and offices. The best-scored such copy wins, among those
+    that pass `names` (a name the question does not hold already) and whose page
+    `describes` what the question describes (`pages`: each document's text by id). A
+    copy from a page that does not say "marketing" does not name "the head of
+    marketing", however sure the judge is.
     """
     best: tuple[float, str, str] | None = None
     for j in judgments:
         copy = " ".join(j["evidence"].split()).strip(" .;,")
-        if not j.get("hop") or not copy or len(copy) > MAX_ANSWER_CHARS:
+        if not j.get("hop") or not names(copy, question):
             continue
         own = j.get("p_highly")
         if j["label"] != "highly_relevant" and (own is None or own < threshold):
+            continue
+        if not describes(pages.get(j["doc_id"], ""), hop["describes"]):
             continue
         value = float(own if own is not None else j["composite_score"])
         if best is None or value > best[0]:
             best = (value, copy, j["doc_id"])
     return None if best is None else (best[1], best[2])
+
+
+def names(copy: str, question: str) -> bool:
+    """Whether the judge's copy is a name the question does not hold already.
+
+    A name: at most `MAX_ANSWER_CHARS`, and every word of it but the small joining ones
+    ("of", "and", "the"…) capitalised or carrying a digit ("Nazal Kutail", "Ulvdene
+    Laboratories", "Bank of Ennor", "RB-7"). A sentence the judge copied ("The bicycle
+    store holds 34 bicycles") is not one. A copy whose every word is in the question
+    already ("Rithan Vinosand", "GFBC") bridges to nothing.
+    """
+    if not copy or len(copy) > MAX_ANSWER_CHARS:
+        return False
+    words = _TOKEN.findall(copy)
+    named = [w for w in words if w.lower() not in _JOINING]
+    if not named or not all(w[0].isupper() or any(c.isdigit() for c in w) for w in named):
+        return False
+    held = {w.lower() for w in _TOKEN.findall(question)}
+    return any(w.lower() not in held for w in named)
+
+
+def describes(page: str, description: str) -> bool:
+    """Whether a page says what the description says: its numbers and its words.
+
+    Every number of the description ("firmware 4.0", "in 2013") must be on the page,
+    and the stems of its content words, all of them for one or two ("head",
+    "marketing"), all but one for more ("the company that Mordby Maltings acquired":
+    the page may say "Mordby Maltings acquired Ulvdene Laboratories" without
+    "company").
+    """
+    on_page = {w.lower() for w in _TOKEN.findall(page)}
+    numbers = [w for w in _TOKEN.findall(description) if any(c.isdigit() for c in w)]
+    if not all(n.lower() in on_page for n in numbers):
+        return False
+    wanted = {s for s in _stems(description) if s not in _RELATIONS}
+    found = wanted & _stems(page)
+    return len(found) >= len(wanted) - (1 if len(wanted) >= 3 else 0)
+
+
+_TOKEN = re.compile(r"[\w'’-]+(?:[.,]\d+)*")
+"""A word or a number as written, "4.0" and "1,500" whole."""
+_JOINING = frozenset(["of", "and", "the", "for", "de", "du", "van", "von", "der", "la", "le", "&"])
+"""Words a name may hold in lower case: "Bank of Ennor", "Ludwig van Beethoven"."""
 
 
 def naming_document(state: State) -> str | None:

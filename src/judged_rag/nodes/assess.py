@@ -149,13 +149,14 @@ def _hop_found(
     """The hop with its answer, after the round that asked its first question; else None.
 
     The round's best answering copy (`core.hops.answered`) names what the description
-    describes; when no document answered, the hop keeps no answer and the question is
-    asked as it is.
+    describes, from a page that says what the description says; when no document
+    answered, the hop keeps no answer and the question is asked as it is.
     """
     hop = state.get("hop")
     if hop is None or not hops.pending(state):
         return None
-    found = hops.answered(batch, threshold)
+    pages = {d["id"]: f"{d['title']}\n{d['content']}" for d in state.get("documents") or []}
+    found = hops.answered(batch, threshold, hop, state["question"], pages)
     answer, doc_id = found if found is not None else (None, None)
     events.append(event("assess", "hop", question=hop["question"], answer=answer, document=doc_id))
     return {**hop, "answer": answer, "doc_id": doc_id}
