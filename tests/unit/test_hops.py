@@ -58,6 +58,19 @@ def hop_plan(describes: str = "the head of engineering") -> Any:
             "the pump fitted to the NLDR",
             True,
         ),
+        # The determiner the model left out is the question's.
+        ("In which office does the head of legal sit?", "head of legal", True),
+        # Not a description of one thing: no determiner starts it.
+        ("For how long do members of the HSC serve?", "members of the HSC", False),
+        ("Is it permitted to work from abroad?", "work from abroad", False),
+        # It stops at a small word, or inside a name.
+        ("What is the height of Mount Everest?", "the height of Mount", False),
+        ("Who built the tower of the city in 1900?", "the tower of the", False),
+        (
+            "In what year was the company that Mordo Malt acquired in 2013 founded?",
+            "the company that Mordo Malt acquired in 2013",
+            True,
+        ),
     ],
 )
 def test_a_hop_is_planned_only_for_a_description_that_relates_something(
@@ -68,6 +81,24 @@ def test_a_hop_is_planned_only_for_a_description_that_relates_something(
     if hop is not None:
         assert hop["question"] == f"Who or what is {hop['describes']}?"
         assert hop["describes"] in question and hop["iteration"] == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "describable"),
+    [
+        (QUESTION, True),
+        ("In what year was the company that Mordo Malt acquired in 2013 founded?", True),
+        ("In what year was Naipeth Kogai born?", False),
+        ("What is the height of Mount Everest?", False),  # only what is asked
+        ("Which was founded earlier, Ulva Labs or Mordo Malt?", False),
+        ("For how long do members of the HSC serve?", False),
+        ("", False),
+    ],
+)
+def test_a_question_no_phrase_of_which_can_describe_is_not_asked_for_one(
+    question: str, describable: bool
+) -> None:
+    assert hops.describable(question) is describable
 
 
 def test_the_name_found_is_written_after_the_description() -> None:
@@ -302,8 +333,24 @@ def test_always_asks_first_even_when_a_page_seems_to_answer_the_whole_question()
     assert out["answer"] == answer
 
 
-def test_always_costs_a_question_without_a_description_one_call() -> None:
+def test_always_costs_a_question_that_cannot_describe_nothing() -> None:
     question = "What is the phone extension of Nazal Kutail?"
+    retriever = scripted_retriever([DIRECTORY])
+    parts = Components(
+        chat_model=generator("It is 4190 [1]."),
+        judge_model=judge_model(quote("4190", **{"4": 0.95, "NONE": 0.05}), verdict()),
+        retriever=retriever,
+    )
+    out = run(parts, question, when="always")
+    assert out["answer"] == "It is 4190 [1]." and "hop" not in out["route"]
+    assert retriever.queries == [question]  # type: ignore[attr-defined]
+    planned = next(e for e in out["trace"] if e["node"] == "parse")
+    assert planned["event"] == "no_hop"
+    assert planned["detail"] == {"why": "no phrase can describe"}
+
+
+def test_always_costs_a_question_without_a_description_one_call() -> None:
+    question = "What is the phone extension of the person who hired Ana Lima?"
     retriever = scripted_retriever([DIRECTORY])
     parts = Components(
         chat_model=generator("It is 4190 [1]."),
@@ -315,7 +362,8 @@ def test_always_costs_a_question_without_a_description_one_call() -> None:
     out = run(parts, question, when="always")
     assert out["answer"] == "It is 4190 [1]." and "hop" not in out["route"]
     assert retriever.queries == [question]  # type: ignore[attr-defined]
-    assert next(e["event"] for e in out["trace"] if e["node"] == "parse") == "no_hop"
+    planned = next(e for e in out["trace"] if e["node"] == "parse")
+    assert planned["event"] == "no_hop" and "why" not in planned["detail"]
 
 
 def test_the_page_that_named_it_is_no_rival_value() -> None:

@@ -35,34 +35,68 @@ def _find(text: str, phrase: str) -> re.Match[str] | None:
 def plan(question: str, describes: str, iteration: int) -> Hop | None:
     """The hop for the description the model copied, or None when it is not one.
 
-    Its first question is "Who or what is <description>?". Not one: an empty
-    description, one the question does not contain, one that is a name already (no
-    word of it in lower case, as in "Project Bifol" or "the GPMG"), one that relates
+    Its first question is "Who or what is <description>?". A description is a phrase of
+    the question as written, with the determiner that starts it ("the head of
+    engineering"; a copy without it, "head of engineering", takes the question's). Not
+    one: a phrase that does not start with a determiner ("work from abroad", "members
+    of the HSC"), that stops at a small word or inside a name ("the height of Mount"),
+    that is a name already (no word of it in lower case, as in "the GPMG"), that relates
     nothing to anything (no "of", "by", "to", "that"… inside it: "the probation
-    period"), one that starts like a question ("Tell me how early a trip is booked" →
-    "how early a trip is booked"), or one that leaves the question nothing else to ask
-    ("What is the lead time of the pump?" → "the lead time of the pump").
+    period"), or that leaves the question nothing else to ask ("What is the lead time
+    of the pump?" → "the lead time of the pump").
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
         return None
-    words = _WORD.findall(found.group(0))  # as the question writes it
+    start, end = found.span()
+    before = re.search(r"(?<!\w)([^\W\d_]+)\s+$", question[:start])
+    if before and before.group(1).lower() in _DETERMINERS:
+        start = before.start(1)
+    phrase = question[start:end]
+    words = _WORD.findall(phrase)  # as the question writes it
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
-    if len(words) < 3 or not any(w[0].islower() for w in content):
+    if len(words) < 3 or words[0].lower() not in _DETERMINERS:
         return None
-    if not any(w.lower() in _RELATIONS for w in words[1:-1]) or words[0].lower() in _ASKING:
+    if not any(w[0].islower() for w in content) or not any(
+        w.lower() in _RELATIONS for w in words[1:-1]
+    ):
         return None
-    if not _stems(question[: found.start()] + " " + question[found.end() :]):
+    last = _TOKEN.findall(phrase)[-1]  # "2013" too
+    if last.lower() in _FUNCTION_WORDS | _RELATIONS | _DETERMINERS:
+        return None
+    after = _WORD.match(question[end:].lstrip())
+    if last[0].isupper() and after is not None and after.group(0)[0].isupper():
+        return None  # it stops inside a name: "the height of Mount" of "Mount Everest"
+    if not _stems(question[:start] + " " + question[end:]):
         return None
     return Hop(
-        question=f"Who or what is {found.group(0)}?",
-        describes=found.group(0),
+        question=f"Who or what is {phrase}?",
+        describes=phrase,
         iteration=iteration,
         answer=None,
         doc_id=None,
     )
 
 
+def describable(question: str) -> bool:
+    """Whether any phrase of the question could be a description `plan` takes.
+
+    A question with none ("In what year was Naipeth Kogai born?") is not asked for one:
+    whatever the model copied, `plan` would refuse it, so the call is not made.
+    """
+    spans = [m.start() for m in re.finditer(r"(?<!\w)[^\W\d_]+", question)]
+    ends = [m.end() for m in re.finditer(r"[\w'’-]+", question)]
+    return any(
+        plan(question, question[a:b], 0) is not None
+        for a in spans
+        if question[a:].split(maxsplit=1)[0].lower() in _DETERMINERS
+        for b in ends
+        if b > a
+    )
+
+
+_DETERMINERS = frozenset(["the", "a", "an", "its", "their", "his", "her", "our", "your", "my"])
+"""Words a description starts with: it describes one thing, "the head of sales"."""
 _ASKING = frozenset(
     ["how", "what", "when", "where", "why", "who", "whom", "whose", "which", "whether", "if"]
 )

@@ -81,13 +81,17 @@ def plan_hop(
     The hop, its first question asked in the round after the current one (`rewrite`'s)
     or in the current one, not yet retrieved (`parse`'s, `hop_questions="always"`);
     None without a description, for a question that compares names (it names them),
-    or without two rounds left for it. Returns the hop, the call's cost and its trace.
+    or without two rounds left for it; without the call when no phrase of the question
+    could be one (`core.hops.describable`). Returns the hop, the call's cost and its trace.
     """
     question = state["question"]
     iteration = state.get("iteration", 0)
     first = iteration + 1 if node == "rewrite" else iteration
     if alternatives_asked(state, cfg) or rounds_left({**state, "iteration": first}, cfg) < 1:
         return None, zero_cost(), []
+    if not hops.describable(question):
+        # No phrase of it could be taken as a description: no call to ask for one.
+        return None, zero_cost(), [event(node, "no_hop", why="no phrase can describe")]
     step = deps.step(node, state, config, cfg, keep=ANSWERING)
     if step.exhausted:
         return None, zero_cost(), [event(node, "budget", exhausted=step.exhausted)]
