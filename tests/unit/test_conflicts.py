@@ -37,6 +37,9 @@ NEW = "[Context: dated 2024-06-01]\nNotice\nThe morning ferry to Holm leaves at 
         ({}, "The board met.", "Minutes of the board meeting, April 2024", "2024-04"),
         ({}, "It was built in 1999.", "Ferry", None),  # a year in the text is no date
         ({}, "Text.", "Annual report", None),
+        ({}, "Figures are for the end of the year.", "Shipbuilding industry review 2016", "2016"),
+        ({}, "Text.", "2019 annual report", "2019"),
+        ({}, "Text.", "The Vision 2030 plan", None),  # a year inside a title is a name
     ],
 )
 def test_a_document_is_dated_by_what_it_states(

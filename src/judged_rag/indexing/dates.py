@@ -8,7 +8,9 @@ date (`judged_rag.indexing.notes`), read in this order:
    (the first of them present);
 2. a line near the top that states it: "Published: 3 May 2021", "Revised 2024-06-01",
    "As of June 2024", "Effective from 1 July 2024", "Date: …";
-3. a date in the title: "Minutes of the board meeting, April 2024".
+3. a date in the title: "Minutes of the board meeting, April 2024", or a year that
+   begins or ends it, as a report's or a digest's does: "Business digest 2019",
+   "2016 annual review" (a year inside it, "Vision 2030 plan", is not a date).
 
 The file's own time is not used: copying or checking out a folder resets it, so it says
 when the copy was made, not when the text was written. A document with none of these
@@ -88,4 +90,13 @@ def document_date(meta: Mapping[str, str], text: str, title: str) -> str | None:
         found = parse_date(match.group("rest"), year_alone=True)
         if found:
             return found
-    return parse_date(title)
+    return parse_date(title) or _title_year(title)
+
+
+def _title_year(title: str) -> str | None:
+    """The year a title begins or ends with ("Shipbuilding industry review 2016")."""
+    words = re.findall(r"[\w'’-]+", title)
+    for word in (words[0], words[-1]) if words else ():
+        if re.fullmatch(_YEAR, word):
+            return word
+    return None
