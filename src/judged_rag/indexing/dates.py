@@ -95,7 +95,7 @@ def document_date(meta: Mapping[str, str], text: str, title: str) -> str | None:
 
 def _title_year(title: str) -> str | None:
     """The year a title begins or ends with ("Shipbuilding industry review 2016")."""
-    words = re.findall(r"[\w'’-]+", title)
+    words: list[str] = re.findall(r"[\w'’-]+", title)
     for word in (words[0], words[-1]) if words else ():
         if re.fullmatch(_YEAR, word):
             return word
