@@ -58,6 +58,13 @@ def hop_plan(describes: str = "the head of engineering") -> Any:
             "the pump fitted to the NLDR",
             True,
         ),
+        # The question names what it asks about elsewhere: the description is a topic.
+        (
+            "How long did Ana Lima estimate the move of the test laboratory would take?",
+            "the move of the test laboratory",
+            False,
+        ),
+        ("Am I allowed to use the printer of the head of sales?", "the head of sales", True),
         # The determiner the model left out is the question's.
         ("In which office does the head of legal sit?", "head of legal", True),
         # Not a description of one thing: no determiner starts it.

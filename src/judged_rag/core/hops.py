@@ -42,8 +42,10 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     of the HSC"), that stops at a small word or inside a name ("the height of Mount"),
     that is a name already (no word of it in lower case, as in "the GPMG"), that relates
     nothing to anything (no "of", "by", "to", "that"… inside it: "the probation
-    period"), or that leaves the question nothing else to ask ("What is the lead time
-    of the pump?" → "the lead time of the pump").
+    period"), that leaves the question nothing else to ask ("What is the lead time of
+    the pump?" → "the lead time of the pump"), or in a question that names what it asks
+    about elsewhere ("How long did Ana Lima estimate the move of the laboratory would
+    take?": the move is Ana Lima's topic, not something to be named).
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
@@ -67,8 +69,11 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     after = _WORD.match(question[end:].lstrip())
     if last[0].isupper() and after is not None and after.group(0)[0].isupper():
         return None  # it stops inside a name: "the height of Mount" of "Mount Everest"
-    if not _stems(question[:start] + " " + question[end:]):
+    rest = question[:start] + " " + question[end:]
+    if not _stems(rest):
         return None
+    if any(w[0].isupper() and w != "I" for w in _WORD.findall(rest)[1:]):
+        return None  # the question names its subject elsewhere: "How long did Ana Lima …"
     return Hop(
         question=f"Who or what is {phrase}?",
         describes=phrase,
