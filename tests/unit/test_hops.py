@@ -155,6 +155,20 @@ def test_the_first_step_is_answered_by_its_best_copy_that_is_a_name() -> None:
     assert hops.answered(found[1:2], 0.7, hop, QUESTION, elsewhere) is None
 
 
+def test_a_copy_whose_sentence_answers_the_whole_question_names_nothing() -> None:
+    question = "Who chairs the board of Kelby Mills?"
+    hop: Any = hops.plan(question, "the board of Kelby Mills", 1)
+    page = "Kelby Mills\nThe board of Kelby Mills is chaired by Ana Lima. It meets monthly."
+    assert hops.answers_itself(page, "Ana Lima", question, hop)
+    found = [judged("k", "Ana Lima", 0.9)]
+    assert hops.answered(found, 0.7, hop, question, {"k": page}) is None
+    # The name's own sentence says nothing of what is asked: it names the description.
+    acquired = "In what year was the company that Mordo Malt acquired in 2013 founded?"
+    bridge: Any = hops.plan(acquired, "the company that Mordo Malt acquired in 2013", 1)
+    page = "Mordo Malt was founded in 1926. In 2013 it acquired Ulva Labs."
+    assert not hops.answers_itself(page, "Ulva Labs", acquired, bridge)
+
+
 @pytest.mark.parametrize(
     ("copy", "question", "expected"),
     [

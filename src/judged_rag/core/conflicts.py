@@ -29,7 +29,7 @@ import re
 
 from judged_rag.core.calendar import YEAR
 from judged_rag.core.documents import doc_date
-from judged_rag.core.quotes import JOINING_WORDS, grounded, words
+from judged_rag.core.quotes import JOINING_WORDS, grounded, statement, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 MAX_VALUES = 4
@@ -146,22 +146,12 @@ def statement_year(text: str, copy: str) -> str | None:
     "205" 2023. The copy's own text is left out ("1904" in "founded in 1904" dates
     nothing), and a sentence with two years, or none, dates nothing.
     """
-    wanted = " ".join(copy.split()).casefold()
-    if not wanted:
+    found = statement(text, copy)
+    if found is None:
         return None
-    for line in text.splitlines():
-        flat = " ".join(line.split())
-        if wanted not in flat.casefold():
-            continue
-        if not flat.startswith("|"):  # a table row is read whole, a line by its sentence
-            flat = next(s for s in _SENTENCE.split(flat) if wanted in s.casefold())
-        at = flat.casefold().find(wanted)
-        years = set(YEAR.findall(f"{flat[:at]} {flat[at + len(wanted) :]}"))
-        return years.pop() if len(years) == 1 else None
-    return None
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^\W_])")
+    sentence, at = found
+    years = set(YEAR.findall(f"{sentence[:at]} {sentence[at + len(' '.join(copy.split())) :]}"))
+    return years.pop() if len(years) == 1 else None
 
 
 def _latest(dates: list[str | None]) -> int | None:

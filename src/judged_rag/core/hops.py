@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from judged_rag.core.quotes import statement
 from judged_rag.state import Hop, Judgment, State
 
 MAX_ANSWER_CHARS = 80
@@ -238,7 +239,8 @@ def answered(
     that pass `names` (a name the question does not hold already) and whose page
     `describes` what the question describes (`pages`: each document's text by id). A
     copy from a page that does not say "marketing" does not name "the head of
-    marketing", however sure the judge is.
+    marketing", however sure the judge is; one whose sentence `answers_itself` is the
+    answer to the whole question, not a name for the description.
     """
     best: tuple[float, str, str] | None = None
     for j in judgments:
@@ -248,7 +250,8 @@ def answered(
         own = j.get("p_highly")
         if j["label"] != "highly_relevant" and (own is None or own < threshold):
             continue
-        if not describes(pages.get(j["doc_id"], ""), hop["describes"]):
+        page = pages.get(j["doc_id"], "")
+        if not describes(page, hop["describes"]) or answers_itself(page, copy, question, hop):
             continue
         value = float(own if own is not None else j["composite_score"])
         if best is None or value > best[0]:
@@ -291,6 +294,24 @@ def describes(page: str, description: str) -> bool:
     wanted = {s for s in _stems(description) if s not in _RELATIONS}
     found = wanted & _stems(page)
     return len(found) >= len(wanted) - (1 if len(wanted) >= 3 else 0)
+
+
+def answers_itself(page: str, copy: str, question: str, hop: Hop) -> bool:
+    """Whether the sentence the copy came from also says what the question asks of it.
+
+    "Who chairs the board of Kelby Mills?": "The board is chaired by Ana Lima." names
+    the chair, not the board; asked "Who chairs Ana Lima?" next, the run would go
+    astray. A sentence holding a content word of the question outside its description
+    ("chairs") answers the question as it stands, which is then asked as it is.
+    """
+    found = statement(page, copy)
+    if found is None:
+        return False
+    described = _find(question, hop["describes"])
+    if described is None:
+        return False
+    asked = _stems(question[: described.start()] + " " + question[described.end() :])
+    return bool(asked & _stems(found[0]))
 
 
 _TOKEN = re.compile(r"[\w'’-]+(?:[.,]\d+)*")

@@ -22,6 +22,29 @@ def grounded(quote: str, document: str) -> bool:
     return bool(wanted) and f" {wanted} " in f" {words(document)} "
 
 
+def statement(text: str, copy: str) -> tuple[str, int] | None:
+    """The sentence or table row `copy` was taken from, and where the copy is in it.
+
+    A table row ("| 2023 | 205 |") is read whole, any other line by its sentence; the
+    first one holding the copy (case and spacing aside) is taken. None when no line
+    holds it (an empty copy, one across lines, or one the document does not hold).
+    """
+    wanted = " ".join(copy.split()).casefold()
+    if not wanted:
+        return None
+    for line in text.splitlines():
+        flat = " ".join(line.split())
+        if wanted not in flat.casefold():
+            continue
+        if not flat.startswith("|"):
+            flat = next(s for s in _SENTENCE.split(flat) if wanted in s.casefold())
+        return flat, flat.casefold().find(wanted)
+    return None
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^\W_])")
+
+
 LEADING_WORDS = frozenset(
     [
         "what",
