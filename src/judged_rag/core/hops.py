@@ -262,20 +262,28 @@ def answered(
 def names(copy: str, question: str) -> bool:
     """Whether the judge's copy is a name the question does not hold already.
 
-    A name: at most `MAX_ANSWER_CHARS`, and every word of it but the small joining ones
-    ("of", "and", "the"…) capitalised or carrying a digit ("Nazal Kutail", "Ulvdene
-    Laboratories", "Bank of Ennor", "RB-7"). A sentence the judge copied ("The bicycle
-    store holds 34 bicycles") is not one. A copy whose every word is in the question
-    already ("Rithan Vinosand", "GFBC") bridges to nothing.
+    A name: at most `MAX_NAME_WORDS` words after a leading "the" or "a", at least one of
+    them capitalised or carrying a digit that the question does not hold ("Nazal
+    Kutail", "Ulvdene Laboratories", "the RP-62 pump", "Bank of Ennor"). A sentence
+    the judge copied ("The bicycle store holds 34 bicycles") is not one, nor a copy
+    whose names are all in the question already ("Rithan Vinosand", "GFBC"): it
+    bridges to nothing.
     """
     if not copy or len(copy) > MAX_ANSWER_CHARS:
         return False
     words = _TOKEN.findall(copy)
-    named = [w for w in words if w.lower() not in _JOINING]
-    if not named or not all(w[0].isupper() or any(c.isdigit() for c in w) for w in named):
+    if words and words[0].lower() in {"the", "a", "an"}:
+        words = words[1:]
+    if not words or len(words) > MAX_NAME_WORDS:
         return False
     held = {w.lower() for w in _TOKEN.findall(question)}
-    return any(w.lower() not in held for w in named)
+    return any(
+        (w[0].isupper() or any(c.isdigit() for c in w)) and w.lower() not in held for w in words
+    )
+
+
+MAX_NAME_WORDS = 4
+"""Most words of a name: "Queldene Publishing House", "KE-26 relay board"."""
 
 
 def describes(page: str, description: str) -> bool:
@@ -316,8 +324,6 @@ def answers_itself(page: str, copy: str, question: str, hop: Hop) -> bool:
 
 _TOKEN = re.compile(r"[\w'’-]+(?:[.,]\d+)*")
 """A word or a number as written, "4.0" and "1,500" whole."""
-_JOINING = frozenset(["of", "and", "the", "for", "de", "du", "van", "von", "der", "la", "le", "&"])
-"""Words a name may hold in lower case: "Bank of Ennor", "Ludwig van Beethoven"."""
 
 
 def naming_document(state: State) -> str | None:
