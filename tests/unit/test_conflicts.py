@@ -78,6 +78,9 @@ def test_the_latest_dated_value_holds_and_the_others_are_listed_after_it() -> No
         unmet(conflict, "It leaves at 07:40 since June 2024 [2]; in 2019 it was 07:10 [1].") is None
     )
     assert "07:40" in (unmet(conflict, "It leaves at 07:10 [1].") or "")
+    # Both given, the earlier one as the answer: not the value that holds.
+    led = unmet(conflict, "The latest notice says 07:10 [1]; an earlier one said 07:40 [2].")
+    assert led is not None and "first" in led
 
 
 PAGE = (

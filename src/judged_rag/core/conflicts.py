@@ -186,13 +186,28 @@ def dated(stated: Stated) -> str:
     return cited(stated) + (f" (dated {stated['date']})" if stated["date"] else "")
 
 
+def _where(value: str, answer: str) -> int | None:
+    """Where `value` first is in `answer`, as whole words (None: it is not)."""
+    at = f" {words(answer)} ".find(f" {words(value)} ")
+    return None if at < 0 or not words(value) else at
+
+
 def unmet(conflict: Conflict, answer: str) -> str | None:
     """What the answer leaves out of a conflict it must report, or None.
 
-    Dated: the value that holds; undated: every value.
+    Dated: the value that holds, given before any earlier one (an answer that leads with
+    the 2021 head count and adds the 2023 one after it gives the outdated value as the
+    answer); undated: every value.
     """
     wanted = conflict["values"][:1] if conflict["kind"] == "dated" else conflict["values"]
     missing = [s for s in wanted if not grounded(s["value"], answer)]
+    if not missing and conflict["kind"] == "dated":
+        latest, *earlier = [_where(s["value"], answer) for s in conflict["values"]]
+        if latest is not None and any(e is not None and e < latest for e in earlier):
+            return (
+                f"the latest dated document states {cited(conflict['values'][0])}; the answer "
+                "must give it first, as the value that holds"
+            )
     if not missing:
         return None
     if conflict["kind"] == "dated":
