@@ -107,8 +107,9 @@ def test_a_malformed_typed_parse_falls_back_to_the_question_and_is_recorded() ->
     out = parsed(AIMessage(content="lol I am a banana"), AIMessage(content="{"), max_attempts=2)
     assert out["query_parts"] == [QUESTION] and out["query_roles"] == {}
     names = [e["event"] for e in out["trace"]]
-    assert names == ["fallback", "untyped", "components"]
-    assert out["trace"][0]["detail"]["attempts"] == 2
+    # "When did Apollo 11 land on the Moon?" holds no description: none is asked for.
+    assert names == ["no_hop", "fallback", "untyped", "components"]
+    assert out["trace"][1]["detail"]["attempts"] == 2
     assert out["cost"]["llm_calls"] == 2
 
 

@@ -43,5 +43,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "prefilter": True,
         "max_knowledge": 3,
         "max_regenerations": 0,
+        "hop_questions": "off",
     },
 }
