@@ -106,6 +106,9 @@ def test_a_statement_in_an_undated_document_is_dated_by_its_own_year(
     copy: str, year: str | None
 ) -> None:
     assert statement_year(PAGE, copy) == year
+    # A copy that runs across two sentences is read in its whole line (two years here).
+    assert statement_year(PAGE, "by Berem Trako. The company moved") is None
+    assert statement_year("Founded by Ana. In 2019 it moved.", "Ana. In") == "2019"
     assert statement_year("It was founded in 1904 and moved in 2019 to Shureth.", "Shureth") is None
 
 

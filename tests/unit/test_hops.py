@@ -51,6 +51,8 @@ def hop_plan(describes: str = "the head of engineering") -> Any:
         # The description is what is asked: nothing else is left to ask.
         (QUESTION, "the phone extension of the head of engineering", False),
         ("What is the lead time of the pump?", "the lead time of the pump", False),
+        ("What is the capital of France today?", "the capital of France", False),
+        ("What is the capital of France? (q-0040)", "the capital of France", False),
         ("Tell me how early a trip has to be booked.", "how early a trip has to be booked", False),
         ("Tell me the budget of the project of Ana.", "the project of Ana", True),
         (

@@ -44,9 +44,10 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     that is a name already (no word of it in lower case, as in "the GPMG"), that relates
     nothing to anything (no "of", "by", "to", "that"… inside it: "the probation
     period"), that leaves the question nothing else to ask ("What is the lead time of
-    the pump?" → "the lead time of the pump"), or in a question that names what it asks
-    about elsewhere ("How long did Ana Lima estimate the move of the laboratory would
-    take?": the move is Ana Lima's topic, not something to be named).
+    the pump?" → "the lead time of the pump"; "What is the capital of France today?"),
+    or in a question that names what it asks about elsewhere ("How long did Ana Lima
+    estimate the move of the laboratory would take?": the move is Ana Lima's topic, not
+    something to be named).
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
@@ -71,7 +72,7 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     if last[0].isupper() and after is not None and after.group(0)[0].isupper():
         return None  # it stops inside a name: "the height of Mount" of "Mount Everest"
     rest = question[:start] + " " + question[end:]
-    if not _stems(rest):
+    if not _stems(rest) or _ASKS_FOR_IT.fullmatch(question[:start].strip()):
         return None
     if any(w[0].isupper() and w != "I" for w in _WORD.findall(rest)[1:]):
         return None  # the question names its subject elsewhere: "How long did Ana Lima …"
@@ -103,6 +104,9 @@ def describable(question: str) -> bool:
 
 _DETERMINERS = frozenset(["the", "a", "an", "its", "their", "his", "her", "our", "your", "my"])
 """Words a description starts with: it describes one thing, "the head of sales"."""
+_ASKS_FOR_IT = re.compile(r"(?:what|who|which)\s+(?:is|was|are|were)", re.IGNORECASE)
+"""A question that starts "What is <description>" asks for what the description names:
+"What is the capital of France today?" is answered by the first step itself."""
 _ASKING = frozenset(
     ["how", "what", "when", "where", "why", "who", "whom", "whose", "which", "whether", "if"]
 )

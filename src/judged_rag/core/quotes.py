@@ -36,8 +36,8 @@ def statement(text: str, copy: str) -> tuple[str, int] | None:
         flat = " ".join(line.split())
         if wanted not in flat.casefold():
             continue
-        if not flat.startswith("|"):
-            flat = next(s for s in _SENTENCE.split(flat) if wanted in s.casefold())
+        if not flat.startswith("|"):  # the line whole when the copy runs across sentences
+            flat = next((s for s in _SENTENCE.split(flat) if wanted in s.casefold()), flat)
         return flat, flat.casefold().find(wanted)
     return None
 
