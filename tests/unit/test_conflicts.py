@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
-from judged_rag.core.conflicts import comparable, disagreement, name_like, statement_year, unmet
+from judged_rag.core.conflicts import comparable, disagreement, name_like, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
 from tests.fakes import (
@@ -81,48 +81,6 @@ def test_the_latest_dated_value_holds_and_the_others_are_listed_after_it() -> No
     # Both given, the earlier one as the answer: not the value that holds.
     led = unmet(conflict, "The latest notice says 07:10 [1]; an earlier one said 07:40 [2].")
     assert led is not None and "first" in led
-
-
-PAGE = (
-    "Iskmere Ship Repair\nThe company was founded in Vogredaim in 1904 by Berem Trako. "
-    "The company moved to Shureth in 2019.\n| Year | Employees |\n|---|---|\n"
-    "| 2013 | 192 |\n| 2023 | 205 |"
-)
-
-
-@pytest.mark.parametrize(
-    ("copy", "year"),
-    [
-        ("Shureth", "2019"),  # its sentence's year
-        ("205", "2023"),  # its table row's year
-        ("1904", None),  # the copy is the year: nothing dates it
-        ("The company moved", "2019"),
-        ("Year", None),  # a row without a year
-        ("Holm", None),  # not in the text
-        ("", None),
-    ],
-)
-def test_a_statement_in_an_undated_document_is_dated_by_its_own_year(
-    copy: str, year: str | None
-) -> None:
-    assert statement_year(PAGE, copy) == year
-    # A copy that runs across two sentences is read in its whole line (two years here).
-    assert statement_year(PAGE, "by Berem Trako. The company moved") is None
-    assert statement_year("Founded by Ana. In 2019 it moved.", "Ana. In") == "2019"
-    assert statement_year("It was founded in 1904 and moved in 2019 to Shureth.", "Shureth") is None
-
-
-def test_an_undated_page_stating_when_its_value_began_outdates_an_older_report() -> None:
-    review = state_doc("review", "[Context: dated 2016]\n| Iskmere Ship Repair | Vogredaim |")
-    page = state_doc("page", "Iskmere Ship Repair\nIn 2019 the company moved to Shureth.")
-    knowledge = [review, page]
-    judged = {"review": highly("review", "Vogredaim"), "page": highly("page", "Shureth")}
-    conflict = disagreement(knowledge, judged)
-    assert conflict is not None and conflict["kind"] == "dated"
-    assert [(v["value"], v["date"]) for v in conflict["values"]] == [
-        ("Shureth", "2019"),
-        ("Vogredaim", "2016"),
-    ]
 
 
 def test_values_nothing_decides_between_must_all_be_given() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from judged_rag import Components, build_graph
 from judged_rag.core import hops
+from judged_rag.core.quotes import statement
 from judged_rag.state import Hop, Judgment
 from tests.fakes import (
     PromptRecorder,
@@ -155,6 +156,15 @@ def test_the_first_step_is_answered_by_its_best_copy_that_is_a_name() -> None:
     elsewhere = {**pages, "b": "Head of Sales: Nazal Kutail"}
     assert hops.answered(found, 0.7, hop, QUESTION, elsewhere) == ("Ana Lima", "a")
     assert hops.answered(found[1:2], 0.7, hop, QUESTION, elsewhere) is None
+
+
+def test_a_copy_is_read_in_its_sentence_or_table_row() -> None:
+    text = "Notes\nFounded by Ana. In 2019 it moved to Holm.\n| 2023 | 205 |"
+    assert statement(text, "moved to holm") == ("In 2019 it moved to Holm.", 11)
+    assert statement(text, "205") == ("| 2023 | 205 |", 9)
+    # A copy across a full stop is read in its whole line.
+    assert statement(text, "Ana. In") == ("Founded by Ana. In 2019 it moved to Holm.", 11)
+    assert statement(text, "Vodras") is None and statement(text, " ") is None
 
 
 def test_a_copy_whose_sentence_answers_the_whole_question_names_nothing() -> None:

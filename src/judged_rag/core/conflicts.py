@@ -5,10 +5,8 @@ The extracting judge copies, from each document it passes, what answers the ques
 contained in the other, case and punctuation aside) state different values for the
 asked fact. Then:
 
-- **dated**: every value has a dated document (`core.documents.doc_date`), or, in a
-  document that states no date, a year in the very sentence or table row it was copied
-  from ("The company moved to Shureth in 2019", "| 2023 | 205 |": `statement_year`),
-  and one value has the latest date of all: that value holds. The generator is told to
+- **dated**: every value has a dated document (`core.documents.doc_date`) and one value
+  has the latest date of all: that value holds. The generator is told to
   answer with it and to say what the earlier document said, citing both ("… since June 2024 [2]; the
   2019 notice said … [1]");
 - **undated**: nothing decides between them. The generator is told to give each value
@@ -27,9 +25,8 @@ from __future__ import annotations
 
 import re
 
-from judged_rag.core.calendar import YEAR
 from judged_rag.core.documents import doc_date
-from judged_rag.core.quotes import JOINING_WORDS, grounded, statement, words
+from judged_rag.core.quotes import JOINING_WORDS, grounded, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 MAX_VALUES = 4
@@ -103,8 +100,7 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
     `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`).
     """
     # Each value once (one copy holding the other, as whole words, is the same value),
-    # with the dates of the documents stating it (or of the statement, when its document
-    # states none).
+    # with the dates of the documents stating it.
     groups: list[tuple[Stated, list[str | None]]] = []
     for number, doc in enumerate(knowledge, start=1):
         judgment = judgments.get(doc["id"])
@@ -117,7 +113,7 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
             (g for g in groups if grounded(g[0]["value"], copy) or grounded(copy, g[0]["value"])),
             None,
         )
-        date = doc_date(doc) or statement_year(doc["content"], copy)
+        date = doc_date(doc)
         if group is None:
             groups.append((Stated(value=copy, numbers=[number], date=None), [date]))
         else:
@@ -137,21 +133,6 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
         return Conflict(kind="undated", values=stated[:MAX_VALUES])
     ordered = [stated[latest], *(s for i, s in enumerate(stated) if i != latest)]
     return Conflict(kind="dated", values=ordered[:MAX_VALUES])
-
-
-def statement_year(text: str, copy: str) -> str | None:
-    """The one year of the sentence (or table row) that `copy` was taken from, or None.
-
-    "The company moved to Shureth in 2019." dates "Shureth" 2019; "| 2023 | 205 |" dates
-    "205" 2023. The copy's own text is left out ("1904" in "founded in 1904" dates
-    nothing), and a sentence with two years, or none, dates nothing.
-    """
-    found = statement(text, copy)
-    if found is None:
-        return None
-    sentence, at = found
-    years = set(YEAR.findall(f"{sentence[:at]} {sentence[at + len(' '.join(copy.split())) :]}"))
-    return years.pop() if len(years) == 1 else None
 
 
 def _latest(dates: list[str | None]) -> int | None:
