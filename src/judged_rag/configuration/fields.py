@@ -64,8 +64,9 @@ class Configuration:
         "Named bundle of settings applied first; explicit settings override it. "
         "'paper' follows the papers (k=10, T=4, labelled judgments, and GGatrieval's "
         "Algorithm 1: typed components, segment alignment, reflection, progressive "
-        "selection with Verify, component-replacing rewrite); 'fast' makes the fewest LLM "
-        "calls (k=4, one rewrite, no regeneration).",
+        "selection with Verify, component-replacing rewrite), within 20 LLM calls a "
+        "question; 'fast' makes the fewest LLM calls (k=4, one rewrite, no regeneration, "
+        "no two-step questions).",
         access="client",
     )
 
