@@ -6,8 +6,8 @@ contained in the other, case and punctuation aside) state different values for t
 asked fact. Then:
 
 - **dated**: every value has a dated document (`core.documents.doc_date`) and one value
-  has the latest date of all: that value holds. The generator is told to
-  answer with it and to say what the earlier document said, citing both ("… since June 2024 [2]; the
+  has the latest date of all: that value holds. The generator is told to answer with it
+  and to say what the earlier document said, citing both ("… since June 2024 [2]; the
   2019 notice said … [1]");
 - **undated**: nothing decides between them. The generator is told to give each value
   with its citation, the route carries ``conflict``, and the verifier asks that the
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from judged_rag.core.documents import doc_date
-from judged_rag.core.quotes import JOINING_WORDS, grounded, words
+from judged_rag.core.quotes import JOINING_WORDS, grounded, position, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 MAX_VALUES = 4
@@ -167,12 +167,6 @@ def dated(stated: Stated) -> str:
     return cited(stated) + (f" (dated {stated['date']})" if stated["date"] else "")
 
 
-def _where(value: str, answer: str) -> int | None:
-    """Where `value` first is in `answer`, as whole words (None: it is not)."""
-    at = f" {words(answer)} ".find(f" {words(value)} ")
-    return None if at < 0 or not words(value) else at
-
-
 def unmet(conflict: Conflict, answer: str) -> str | None:
     """What the answer leaves out of a conflict it must report, or None.
 
@@ -183,7 +177,7 @@ def unmet(conflict: Conflict, answer: str) -> str | None:
     wanted = conflict["values"][:1] if conflict["kind"] == "dated" else conflict["values"]
     missing = [s for s in wanted if not grounded(s["value"], answer)]
     if not missing and conflict["kind"] == "dated":
-        latest, *earlier = [_where(s["value"], answer) for s in conflict["values"]]
+        latest, *earlier = [position(s["value"], answer) for s in conflict["values"]]
         if latest is not None and any(e is not None and e < latest for e in earlier):
             return (
                 f"the latest dated document states {cited(conflict['values'][0])}; the answer "

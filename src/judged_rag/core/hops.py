@@ -107,10 +107,6 @@ _DETERMINERS = frozenset(["the", "a", "an", "its", "their", "his", "her", "our",
 _ASKS_FOR_IT = re.compile(r"(?:what|who|which)\s+(?:is|was|are|were)", re.IGNORECASE)
 """A question that starts "What is <description>" asks for what the description names:
 "What is the capital of France today?" is answered by the first step itself."""
-_ASKING = frozenset(
-    ["how", "what", "when", "where", "why", "who", "whom", "whose", "which", "whether", "if"]
-)
-"""A phrase that starts like a question is what is asked, not a description."""
 _RELATIONS = frozenset(
     ["of", "by", "to", "for", "that", "who", "which", "whose", "with", "in", "at", "from", "on"]
 )

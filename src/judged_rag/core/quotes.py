@@ -18,8 +18,14 @@ def words(text: str) -> str:
 
 def grounded(quote: str, document: str) -> bool:
     """Whether `quote` is in `document` as whole words (case, accents, punctuation aside)."""
+    return position(quote, document) is not None
+
+
+def position(quote: str, document: str) -> int | None:
+    """Where `quote` first is in `document`'s `words`, as whole words; None: it is not."""
     wanted = words(quote)
-    return bool(wanted) and f" {wanted} " in f" {words(document)} "
+    at = f" {words(document)} ".find(f" {wanted} ") if wanted else -1
+    return None if at < 0 else at
 
 
 def statement(text: str, copy: str) -> tuple[str, int] | None:

@@ -97,6 +97,6 @@ def _title_year(title: str) -> str | None:
     """The year a title begins or ends with ("Shipbuilding industry review 2016")."""
     words: list[str] = re.findall(r"[\w'’-]+", title)
     for word in (words[0], words[-1]) if words else ():
-        if re.fullmatch(_YEAR, word):
+        if YEAR.fullmatch(word):
             return word
     return None
