@@ -42,6 +42,52 @@ def hop_plan(describes: str = "the head of engineering") -> Any:
 @pytest.mark.parametrize(
     ("question", "describes", "planned"),
     [
+        # After "does", "will"… a copy that runs to the end holds the clause's verb.
+        (
+            "In which office does the head of legal work?",
+            "the head of legal work",
+            "the head of legal",
+        ),
+        (
+            "Which office will the head of legal work in?",
+            "the head of legal work",
+            "the head of legal",
+        ),
+        ("Which project does the head of IT sponsor?", "the head of IT", "the head of IT"),
+        (
+            "How long did the move of the laboratory take?",
+            "the move of the laboratory take",
+            "the move of the laboratory",
+        ),
+        (
+            "What time does the Dovu office open on weekdays?",
+            "the Dovu office open on weekdays",
+            None,
+        ),
+        # A description inside the copy is named first.
+        (QUESTION, "the phone extension of the head of engineering", "the head of engineering"),
+        (
+            "When is the project sponsored by the head of sales planned to go live?",
+            "the project sponsored by the head of sales",
+            "the head of sales",
+        ),
+        (
+            "What is the lead time for the relay board fitted to the GPMG?",
+            "the relay board fitted to the GPMG",
+            "the relay board fitted to the GPMG",
+        ),
+    ],
+)
+def test_the_copy_is_read_as_the_description_it_holds(
+    question: str, describes: str, planned: str | None
+) -> None:
+    hop = hops.plan(question, describes, 1)
+    assert (hop and hop["describes"]) == planned
+
+
+@pytest.mark.parametrize(
+    ("question", "describes", "planned"),
+    [
         (QUESTION, "the head of engineering", True),
         (QUESTION, "The Head of  Engineering", True),  # found as the question writes it
         (QUESTION, "", False),
@@ -50,7 +96,7 @@ def hop_plan(describes: str = "the head of engineering") -> Any:
         ("What is the budget of Project Bifol of Kabrek?", "Project Bifol of Kabrek", False),
         ("How long is the probation period?", "the probation period", False),  # relates nothing
         # The description is what is asked: nothing else is left to ask.
-        (QUESTION, "the phone extension of the head of engineering", False),
+        ("What is the phone extension of Ana?", "the phone extension of Ana", False),
         ("What is the lead time of the pump?", "the lead time of the pump", False),
         ("What is the capital of France today?", "the capital of France", False),
         ("What is the capital of France? (q-0040)", "the capital of France", False),
@@ -102,6 +148,7 @@ def test_a_hop_is_planned_only_for_a_description_that_relates_something(
         ("What is the height of Mount Everest?", False),  # only what is asked
         ("Which was founded earlier, Ulva Labs or Mordo Malt?", False),
         ("For how long do members of the HSC serve?", False),
+        ("what time does the mubain office open on weekdays?", False),  # "open" is the verb
         ("", False),
     ],
 )

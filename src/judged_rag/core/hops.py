@@ -48,6 +48,14 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     or in a question that names what it asks about elsewhere ("How long did Ana Lima
     estimate the move of the laboratory would take?": the move is Ana Lima's topic, not
     something to be named).
+
+    Two readings of the copy are mended. After "does", "did", "will"… the clause's verb
+    follows its subject, so a copy that runs to the question's end holds the verb: "the
+    head of legal work" in "In which office does the head of legal work?" is "the head
+    of legal". A description inside the copy is named first ("the project sponsored by
+    the head of sales" → "the head of sales"): what the inner one names is what a page
+    about the outer one says ("Sponsor: Mavund Savand"), so the question with the name
+    in it can be answered by one page.
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
@@ -56,7 +64,20 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     before = re.search(r"(?<!\w)([^\W\d_]+)\s+$", question[:start])
     if before and before.group(1).lower() in _DETERMINERS:
         start = before.start(1)
+        before = re.search(r"(?<!\w)([^\W\d_]+)\s+$", question[:start])
+    if before and before.group(1).lower() in _AUXILIARIES and not _stems(question[end:]):
+        verb = list(_WORD.finditer(question, start, end))[-1]
+        end = len(question[: verb.start()].rstrip())
     phrase = question[start:end]
+    inner = [
+        m.start(2)
+        for m in re.finditer(r"(?<!\w)([^\W\d_]+)\s+(?=([^\W\d_]+))", phrase)
+        if m.group(1).lower() in _RELATIONS and m.group(2).lower() in _DETERMINERS
+    ]
+    for offset in inner:
+        hop = plan(question, phrase[offset:], iteration)
+        if hop is not None:
+            return hop
     words = _WORD.findall(phrase)  # as the question writes it
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
     if len(words) < 3 or words[0].lower() not in _DETERMINERS:
@@ -104,6 +125,24 @@ def describable(question: str) -> bool:
 
 _DETERMINERS = frozenset(["the", "a", "an", "its", "their", "his", "her", "our", "your", "my"])
 """Words a description starts with: it describes one thing, "the head of sales"."""
+_AUXILIARIES = frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "shall",
+        "must",
+        "may",
+        "might",
+    ]
+)
+"""Words after which a question's subject comes before its verb: "does the head of legal
+*work*"."""
 _ASKS_FOR_IT = re.compile(r"(?:what|who|which)\s+(?:is|was|are|were)", re.IGNORECASE)
 """A question that starts "What is <description>" asks for what the description names:
 "What is the capital of France today?" is answered by the first step itself."""
