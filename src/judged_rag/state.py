@@ -56,6 +56,21 @@ class RelevanceScores(TypedDict):
     """The reflected and critic scores combined (`core.relevance.final_score`)."""
 
 
+class Update(TypedDict):
+    """A later value the judged document itself gives for what the judge copied.
+
+    "In January 2018 Shimel Beimeker succeeded Dikeisik", after "Kozokoth Dikeisik
+    became chief executive in 2003" (`core.updates`).
+    """
+
+    value: str
+    """The judge's copy from the later statements."""
+    date: str
+    """Their latest year."""
+    since: str
+    """The latest year of the statement the first copy came from."""
+
+
 class Judgment(TypedDict):
     """One (question, document) judgment written by the judge node."""
 
@@ -74,6 +89,8 @@ class Judgment(TypedDict):
     verdict on a document that does not name the question's subject, made without a call),
     the recorded safe default, or nobody (setting `judge="off"`)."""
     iteration: int
+    update: NotRequired[Update]
+    """The document's own later value for the copy, when it gives one (extracting judge)."""
     p_highly: NotRequired[float | None]
     """The LLM's probability that the document states the answer, when it gave one:
     P(A) of the letter and list judges; 1 - P(NONE) of the extracting judge when its quote is in

@@ -100,8 +100,10 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
     `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`).
     """
     # Each value once (one copy holding the other, as whole words, is the same value),
-    # with the dates of the documents stating it.
+    # with the dates of the documents stating it. A document that later replaces its
+    # own value (`core.updates`) states both, each dated by its statement's year.
     groups: list[tuple[Stated, list[str | None]]] = []
+    replaced: list[tuple[str, str]] = []
     for number, doc in enumerate(knowledge, start=1):
         judgment = judgments.get(doc["id"])
         if judgment is None or judgment["label"] != "highly_relevant":
@@ -109,20 +111,26 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
         copy = " ".join(judgment["evidence"].split())
         if not words(copy):
             continue
-        group = next(
-            (g for g in groups if grounded(g[0]["value"], copy) or grounded(copy, g[0]["value"])),
-            None,
-        )
-        date = doc_date(doc)
-        if group is None:
-            groups.append((Stated(value=copy, numbers=[number], date=None), [date]))
-        else:
-            group[0]["numbers"].append(number)
-            group[1].append(date)
+        update = judgment.get("update")
+        values = [(copy, doc_date(doc))]
+        if update is not None:
+            values = [(update["value"], update["date"]), (copy, update["since"])]
+            replaced.append((update["value"], copy))
+        for value, date in values:
+            group = next((g for g in groups if _same(g[0]["value"], value)), None)
+            if group is None:
+                groups.append((Stated(value=value, numbers=[number], date=None), [date]))
+            elif number not in group[0]["numbers"]:
+                group[0]["numbers"].append(number)
+                group[1].append(date)
     # Only values of one fact disagree; a copy of another fact is the judge's error.
     stated: list[Stated] = []
     for entry, seen in groups:
-        if any(rivals(entry, other, knowledge) for other, _ in groups if other is not entry):
+        if any(
+            rivals(entry, other, knowledge) or _replaces(entry, other, replaced)
+            for other, _ in groups
+            if other is not entry
+        ):
             known = [d for d in seen if d is not None]
             entry["date"] = max(known) if known and len(known) == len(seen) else None
             stated.append(entry)
@@ -133,6 +141,24 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
         return Conflict(kind="undated", values=stated[:MAX_VALUES])
     ordered = [stated[latest], *(s for i, s in enumerate(stated) if i != latest)]
     return Conflict(kind="dated", values=ordered[:MAX_VALUES])
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two copies are one value: one holds the other, as whole words."""
+    return grounded(a, b) or grounded(b, a)
+
+
+def _replaces(a: Stated, b: Stated, replaced: list[tuple[str, str]]) -> bool:
+    """Whether a document gave one of the two values as the other's later replacement.
+
+    Such a pair disagrees although the document names both ("Shimel Beimeker succeeded
+    Dikeisik"), which `rivals` would read as holding them together.
+    """
+    return any(
+        _same(new, x["value"]) and _same(old, y["value"])
+        for new, old in replaced
+        for x, y in ((a, b), (b, a))
+    )
 
 
 def _latest(dates: list[str | None]) -> int | None:

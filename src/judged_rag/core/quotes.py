@@ -48,6 +48,16 @@ def statement(text: str, copy: str) -> tuple[str, int] | None:
     return None
 
 
+def statements(text: str) -> list[str]:
+    """The text's sentences and table rows, in order, as `statement` reads them."""
+    found: list[str] = []
+    for line in text.splitlines():
+        flat = " ".join(line.split())
+        if flat:
+            found += [flat] if flat.startswith("|") else _SENTENCE.split(flat)
+    return found
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^\W_])")
 
 

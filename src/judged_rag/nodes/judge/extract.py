@@ -18,8 +18,11 @@ from judged_rag.components.llm import Extraction
 from judged_rag.configuration import Configuration
 from judged_rag.core.asked import names_pinned, of_kind, pinned
 from judged_rag.core.comparison import compared
+from judged_rag.core.conflicts import comparable, name_like
 from judged_rag.core.documents import titled
 from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
+from judged_rag.core.trace import event
+from judged_rag.core.updates import Later, superseding
 from judged_rag.nodes.judge.common import (
     FALLBACK,
     Judging,
@@ -29,7 +32,7 @@ from judged_rag.nodes.judge.common import (
     written,
 )
 from judged_rag.prompts import judge as prompt
-from judged_rag.state import Doc, Judgment, Label
+from judged_rag.state import Doc, Judgment, Label, Update, add_costs
 
 
 class Extract(OneDocumentJudge):
@@ -58,7 +61,35 @@ class Extract(OneDocumentJudge):
         judged = _in_form(judged, task["question"], doc)
         if alternatives:
             judged = _for_alternative(judged, alternatives, focus)
-        return written(judged, cfg, found.cost, found.events)
+        cost, events = found.cost, list(found.events)
+        later = None
+        if judged["label"] == "highly_relevant" and not alternatives and not task.get("hop"):
+            later = superseding(doc["content"], judged["evidence"], task["question"])
+        left = (task.get("calls") or 0) - cost["llm_calls"]
+        if later is not None and left >= 1:
+            # The document says later what replaced the copy: read that alone, once.
+            again = deps.step("judge", task, config, cfg, calls=left)
+            with deps.components.judge_slots(cfg.judge_concurrency):
+                reread = again.extract(
+                    extract_messages(task["question"], titled({**doc, "content": later.text})),
+                    max_tokens=prompt.EXTRACT_MAX_TOKENS,
+                    default=FALLBACK.model_dump(),
+                    count_round=False,
+                )
+            cost, events = add_costs(cost, reread.cost), [*events, *reread.events]
+            judged = _updated(judged, reread.value, later)
+            events.append(
+                event(
+                    "judge",
+                    "later_statement",
+                    doc_id=doc["id"],
+                    copy=judged["evidence"][:120],
+                    since=later.since,
+                    later=later.date,
+                    update=judged.get("update", {}).get("value"),
+                )
+            )
+        return written(judged, cfg, cost, events)
 
 
 EXTRACT = Extract()
@@ -136,6 +167,31 @@ def _in_form(judgment: Judgment, question: str, doc: Doc) -> Judgment:
     else:
         return judgment
     return {**judgment, "label": "somewhat_relevant", "reason": f"{judgment['reason']}; {why}"}
+
+
+def _updated(judgment: Judgment, found: Extraction | None, later: Later) -> Judgment:
+    """The judgment with the document's later value, when the re-read copied one.
+
+    It must be in the later statements, differ from the first copy, and be a value of its
+    kind: a number in the first's unit (`core.conflicts.comparable`), or a name where the
+    first names someone or something ("Shimel Beimeker" for "Kozokoth Dikeisik" or for
+    "Kozokoth Dikeisik became chief executive in 2003"); not the sentence "Shimel
+    Beimeker succeeded Dikeisik".
+    """
+    first = judgment["evidence"]
+    if found is None or found.none or not grounded(found.text, later.text):
+        return judgment
+    value = " ".join(found.text.split()).strip(" .;,")
+    if grounded(value, first) or grounded(first, value):
+        return judgment
+    named = any(w[:1].isupper() and len(w) > 2 for w in first.split())
+    if not (comparable(value, first) or (name_like(value) and named)):
+        return judgment
+    return {
+        **judgment,
+        "update": Update(value=value, date=later.date, since=later.since),
+        "reason": f"{judgment['reason']}; the document later ({later.date}) gives {value!r}",
+    }
 
 
 def _off_subject(

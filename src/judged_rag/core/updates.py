@@ -1,0 +1,81 @@
+"""A value its own document later replaces.
+
+"Kozokoth Dikeisik became chief executive in 2003. … In January 2018 Shimel Beimeker
+succeeded Dikeisik." Asked who the chief executive is, the extracting judge copies the
+first name, and rightly so for the sentence it read: nothing in the sentence says it no
+longer holds. The document says so later, in a sentence dated after the copy's that
+names what was copied. That later statement (`superseding`) is read once more by the
+judge, alone; a different value of the same kind copied from it is the document's
+update (`State.Update`), and the two values are a dated disagreement inside one
+document (`core.conflicts`), decided by the later year.
+
+Nothing here calls a model; the judge makes the one extra call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judged_rag.core.asked import pinned
+from judged_rag.core.calendar import YEAR
+from judged_rag.core.quotes import JOINING_WORDS, statement, statements, words
+
+MAX_LATER = 3
+"""Most later statements read again (the latest-dated first): one short call."""
+
+
+@dataclass(frozen=True)
+class Later:
+    """The statements of a document dated after the one a copy came from."""
+
+    text: str
+    """The later statements, in the document's order."""
+    since: str
+    """The latest year of the copy's own statement."""
+    date: str
+    """The latest year of the later statements."""
+
+
+def superseding(text: str, copy: str, question: str) -> Later | None:
+    """The document's statements that may replace `copy`, or None.
+
+    They are dated after the copy's own statement (a year in each) and name what was
+    copied (a capitalised word or a number of the copy that the question does not
+    hold: "Dikeisik", "966"). None when the question names a year or a version (it asks
+    about then, not now), when the copy's statement has no year, or when no later one
+    names the copy. Context notes (lines in square brackets) are not statements.
+    """
+    if pinned(question):
+        return None
+    found = statement(text, copy)
+    if found is None:
+        return None
+    years = [int(y) for y in YEAR.findall(found[0])]
+    asked = set(words(question).split())
+    marks = [
+        w
+        for w in copy.replace(",", " ").split()
+        if (w[:1].isupper() and len(w) > 2 and w.lower() not in JOINING_WORDS)
+        or any(c.isdigit() for c in w)
+        if words(w) and words(w) not in asked and not YEAR.fullmatch(words(w))
+    ]
+    if not years or not marks:
+        return None
+    since = max(years)
+    later = [
+        (max(dated), s)
+        for s in statements(text)
+        if not s.startswith("[") and s != found[0]
+        if (dated := [int(y) for y in YEAR.findall(s)]) and max(dated) > since
+        if any(_names(s, m) for m in marks)
+    ]
+    if not later:
+        return None
+    kept = sorted(later, key=lambda pair: -pair[0])[:MAX_LATER]
+    ordered = [s for _, s in later if any(s == k for _, k in kept)]
+    return Later(text=" ".join(ordered), since=str(since), date=str(kept[0][0]))
+
+
+def _names(sentence: str, mark: str) -> bool:
+    """Whether a sentence holds the mark as a whole word."""
+    return f" {words(mark)} " in f" {words(sentence)} "

@@ -1,0 +1,122 @@
+"""A document that later replaces its own value: the later one holds, and both are cited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from judged_rag import Components, build_graph
+from judged_rag.core.conflicts import disagreement
+from judged_rag.core.updates import superseding
+from judged_rag.state import Update
+from tests.fakes import (
+    PromptRecorder,
+    doc,
+    generator,
+    highly,
+    judge_model,
+    quote,
+    scripted_retriever,
+    state_doc,
+    verdict,
+)
+
+QUESTION = "Who is the chief executive of Iskmere Marine Engineering?"
+PAGE = (
+    "[Context: earlier in this section: Lafe Neikelus]\n"
+    "Iskmere Marine Engineering\n"
+    "Kozokoth Dikeisik became chief executive in 2003. Senior managers are promoted from "
+    "within. In January 2018 Shimel Beimeker succeeded Dikeisik. In 2020 the yard grew."
+)
+
+
+@pytest.mark.parametrize(
+    ("copy", "question", "later"),
+    [
+        ("Kozokoth Dikeisik", QUESTION, "In January 2018 Shimel Beimeker succeeded Dikeisik."),
+        ("Kozokoth Dikeisik became chief executive in 2003", QUESTION, "In January 2018"),
+        # The question asks about a year: then, not now.
+        ("Kozokoth Dikeisik", "Who was the chief executive of it in 2010?", None),
+        # The copy's statement has no year, or nothing later names the copy.
+        ("Iskmere Marine Engineering", "What is the company called?", None),
+        ("Senior managers", "Who is promoted from within?", None),
+        ("Shimel Beimeker", QUESTION, None),
+    ],
+)
+def test_a_copy_is_superseded_by_a_later_dated_statement_that_names_it(
+    copy: str, question: str, later: str | None
+) -> None:
+    found = superseding(PAGE, copy, question)
+    if later is None:
+        assert found is None
+    else:
+        assert found is not None and found.text.startswith(later)
+        assert (found.since, found.date) == ("2003", "2018")
+        assert "[Context" not in found.text and "2020" not in found.text
+
+
+def test_a_value_and_its_later_replacement_in_one_document_are_a_dated_conflict() -> None:
+    update = Update(value="Shimel Beimeker", date="2018", since="2003")
+    judged = {"p": {**highly("p", "Kozokoth Dikeisik"), "update": update}}
+    conflict = disagreement([state_doc("p", PAGE)], judged)  # type: ignore[arg-type]
+    assert conflict is not None and conflict["kind"] == "dated"
+    assert [(v["value"], v["numbers"], v["date"]) for v in conflict["values"]] == [
+        ("Shimel Beimeker", [1], "2018"),
+        ("Kozokoth Dikeisik", [1], "2003"),
+    ]
+
+
+def run(parts: Components, recorder: PromptRecorder) -> dict[str, Any]:
+    graph = build_graph(parts, retry_interval=0)
+    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    config = {
+        "max_concurrency": 1,
+        "configurable": {"gate": False, "max_iterations": 1, **settings},
+        "callbacks": [recorder],
+    }
+    return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
+
+
+def test_the_judge_reads_the_later_statement_once_and_the_answer_gives_the_later_value() -> None:
+    answer = "Since 2018 Shimel Beimeker [1]; Kozokoth Dikeisik was chief executive from 2003 [1]."
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            quote("Kozokoth Dikeisik", Koz=0.95, NONE=0.05),
+            quote("Shimel Beimeker", Sh=0.9, NONE=0.1),
+            verdict(),
+        ),
+        retriever=scripted_retriever([doc("p", PAGE, similarity=0.8)]),
+    )
+    recorder = PromptRecorder()
+    out = run(parts, recorder)
+    reread = [p for p in recorder.prompts if "Shimel" in p and "Kozokoth" not in p]
+    assert len(reread) == 1  # the later statement alone, read once
+    event = next(e["detail"] for e in out["trace"] if e["event"] == "later_statement")
+    assert event["update"] == "Shimel Beimeker" and (event["since"], event["later"]) == (
+        "2003",
+        "2018",
+    )
+    assert out["route"]["conflict"] == "dated"
+    assert out["answer"] == answer and not out["abstained"]
+    told = [p for p in recorder.prompts if "latest dated document holds" in p]
+    assert len(told) == 1 and '"Shimel Beimeker" [1] (dated 2018)' in told[0]
+
+
+def test_a_reread_that_copies_a_sentence_or_the_same_value_changes_nothing() -> None:
+    for reply in ("Shimel Beimeker succeeded Dikeisik", "Dikeisik", "NONE"):
+        parts = Components(
+            chat_model=generator("Kozokoth Dikeisik [1]."),
+            judge_model=judge_model(
+                quote("Kozokoth Dikeisik", Koz=0.95, NONE=0.05),
+                quote(reply, **({"NONE": 0.9, "Sh": 0.1} if reply == "NONE" else {"Sh": 0.9})),
+                verdict(),
+            ),
+            retriever=scripted_retriever([doc("p", PAGE, similarity=0.8)]),
+        )
+        out = run(parts, PromptRecorder())
+        event = next(e["detail"] for e in out["trace"] if e["event"] == "later_statement")
+        assert event["update"] is None, reply
+        assert out["route"].get("conflict") is None
+        assert out["answer"] == "Kozokoth Dikeisik [1]."
