@@ -24,7 +24,7 @@ from tests.fakes import (
 
 QUESTION = "Who is the chief executive of Iskmere Marine Engineering?"
 PAGE = (
-    "[Context: earlier in this section: Lafe Neikelus]\n"
+    "[Context: dated 2001; earlier in this section: Kozokoth Dikeisik]\n"
     "Iskmere Marine Engineering\n"
     "Kozokoth Dikeisik became chief executive in 2003. Senior managers are promoted from "
     "within. In January 2018 Shimel Beimeker succeeded Dikeisik. In 2020 the yard grew."

@@ -14,12 +14,15 @@ Nothing here calls a model; the judge makes the one extra call.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from judged_rag.core.asked import pinned
 from judged_rag.core.calendar import YEAR
 from judged_rag.core.quotes import JOINING_WORDS, statement, statements, words
 
+_NOTE = re.compile(r"\[[A-Z][\w ]*: .*\]\s*$")
+"""A context note's line ("[Context: dated 2019; …]"): the index's, not the document's."""
 MAX_LATER = 3
 """Most later statements read again (the latest-dated first): one short call."""
 
@@ -47,6 +50,7 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
     """
     if pinned(question):
         return None
+    text = "\n".join(line for line in text.splitlines() if not _NOTE.match(line))
     found = statement(text, copy)
     if found is None:
         return None
@@ -65,7 +69,7 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
     later = [
         (max(dated), s)
         for s in statements(text)
-        if not s.startswith("[") and s != found[0]
+        if s != found[0]
         if (dated := [int(y) for y in YEAR.findall(s)]) and max(dated) > since
         if any(_names(s, m) for m in marks)
     ]
