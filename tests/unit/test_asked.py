@@ -96,15 +96,15 @@ def grounding_run(chunk: str, question: str, **settings: Any) -> dict[str, Any]:
 def test_knowledge_that_never_names_the_subject_is_not_trusted_when_asked() -> None:
     question = "What time does the Shekai office open on weekdays?"
     sibling = "Febus office\nThe office opens at 8:00 on weekdays."
-    # Off (the default), the sibling's hours are the answer; on, the run abstains.
-    assert grounding_run(sibling, question)["abstained"] is False
-    out = grounding_run(sibling, question, subject_grounding=True)
+    # On (the default), the run abstains; off, the sibling's hours are the answer.
+    out = grounding_run(sibling, question)
     assert out["abstained"] is True and out["reason"] == "no_trusted_source"
     assert [e for e in out["trace"] if e["event"] == "subject_not_grounded"]
+    assert grounding_run(sibling, question, subject_grounding=False)["abstained"] is False
     # A chunk whose note names the subject is trusted: "she" is Priya Okafor.
     noted = "[Context: earlier in this section: Priya Okafor]\nShe opens the office at 8:00."
-    out = grounding_run(noted, "When does Priya Okafor open the office?", subject_grounding=True)
+    out = grounding_run(noted, "When does Priya Okafor open the office?")
     assert out["abstained"] is False
     # An imperative's first word names nothing.
-    out = grounding_run(sibling, "Describe when the office opens.", subject_grounding=True)
+    out = grounding_run(sibling, "Describe when the office opens.")
     assert out["abstained"] is False

@@ -163,7 +163,7 @@ def test_an_answer_that_picks_one_side_of_an_undated_conflict_is_written_again()
         ),
         retriever=scripted_retriever([a, b]),
     )
-    out = run(parts)
+    out = run(parts, question="When was the society founded?")
     assert out["route"]["conflict"] == "undated" and out["route"]["regenerations"] == 1
     assert out["answer"] == "The documents disagree: 1871 [1] or 1874 [2]."
     checked = [

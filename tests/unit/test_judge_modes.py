@@ -316,26 +316,31 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
 def test_by_default_a_page_that_never_names_the_subject_is_still_judged() -> None:
     # Minutes name a person once, then say "she": the chunk with the fact names nobody.
     question = "When does Priya Okafor expect the new site to open?"
-    chunk = doc("minutes", "She expects the new site to open in March 2027.", similarity=0.55)
-    parts = Components(
-        chat_model=generator("In March 2027 [1]."),
-        judge_model=judge_model(quote("March 2027", **{"March": 0.9, "NONE": 0.1}), knows="B"),
-        retriever=scripted_retriever([chunk]),
-    )
-    out = run(parts, question, judge="extract", judge_threshold=0.7, max_iterations=1)
+    text = "She expects the new site to open in March 2027."
+
+    def parts(chunk: str, *replies: Any) -> Components:
+        return Components(
+            chat_model=generator("In March 2027 [1]."),
+            judge_model=judge_model(*replies, knows="B"),
+            retriever=scripted_retriever([doc("minutes", chunk, similarity=0.55)]),
+        )
+
+    found = quote("March 2027", **{"March": 0.9, "NONE": 0.1})
+    settings: dict[str, Any] = {"judge": "extract", "judge_threshold": 0.7, "max_iterations": 1}
+    out = run(parts(text, found), question, **settings, subject_grounding=False)
     labels = judged(out)
     assert labels["minutes"]["by"] == "llm" and labels["minutes"]["evidence"] == "March 2027"
     assert labels["minutes"]["label"] == "highly_relevant"
     assert out["abstained"] is False and "March 2027" in out["answer"]
-    # The lexical rule, asked for, discards it without a call and the run abstains.
-    parts = Components(
-        chat_model=generator("In March 2027 [1]."),
-        judge_model=judge_model(knows="B"),
-        retriever=scripted_retriever([chunk]),
-    )
-    out = run(
-        parts, question, judge="extract", judge_threshold=0.7, max_iterations=1, subject_check=True
-    )
+    # Judged the same with subject_grounding (the default), knowledge that names nobody
+    # is not trusted; judged-rag's index gives such a chunk its note, which names her.
+    out = run(parts(text, found), question, **settings)
+    assert judged(out)["minutes"]["label"] == "highly_relevant" and out["abstained"] is True
+    noted = f"[Context: earlier in this section: Priya Okafor]\n{text}"
+    out = run(parts(noted, found), question, **settings)
+    assert out["abstained"] is False and "March 2027" in out["answer"]
+    # The lexical rule, asked for, discards the chunk without its note without a call.
+    out = run(parts(text), question, **settings, subject_check=True, subject_grounding=False)
     assert judged(out)["minutes"]["by"] == "subject_check" and out["abstained"] is True
 
 

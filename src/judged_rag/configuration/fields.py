@@ -294,12 +294,14 @@ class Configuration:
         access="research",
     )
     subject_grounding: bool = _f(
-        False,
+        True,
         "SRA, checked on the whole knowledge after every chunk was judged: when the "
         "question names something (a run of capitalised words) that no document of the "
         "knowledge names, in its text, title or context note, retrieval is not trusted "
         "(S_max undefined): the documents are about something else, a sibling office or "
-        "a namesake. No chunk is removed from judgment by it.",
+        "a namesake. No chunk is removed from judgment by it. It reads the context notes "
+        "judged-rag's index gives every chunk; with a retriever of your own whose chunks "
+        "say 'she' or 'the unit' without naming it, consider turning it off.",
         access="research",
     )
     judge_similarity_weight: float = _f(
