@@ -27,6 +27,7 @@ from judged_rag.indexing.chunking import (
     render,
     split_long,
     split_sentences,
+    stated_facts,
 )
 from judged_rag.indexing.loaders import load_file
 
@@ -472,3 +473,39 @@ def test_near_duplicates_across_blocks() -> None:
     vectors = np.concatenate([base, base + 0.01])  # second half repeats the first
     dropped = near_duplicates(vectors, block=4)
     assert dropped.tolist() == [False] * 6 + [True] * 6
+
+
+def test_a_near_duplicate_that_states_another_value_is_kept() -> None:
+    # Two release notes' "Changes to defaults": one embedding apart, two values apart.
+    old = "GFBC firmware 3.2 release notes\nFrom version 3.2 the default log retention is 60 days."
+    new = "GFBC firmware 3.9 release notes\nThe default log retention is now 90 days."
+    boiler = "GFBC firmware 3.9 release notes\nAbout this page\nThe page is internal."
+    boiler_old = "GFBC firmware 3.2 release notes\nAbout this page\nThe page is internal."
+    facts = [
+        stated_facts(old, "GFBC firmware 3.2 release notes"),
+        stated_facts(new, "GFBC firmware 3.9 release notes"),
+        stated_facts(boiler_old, "GFBC firmware 3.2 release notes"),
+        stated_facts(boiler, "GFBC firmware 3.9 release notes"),
+    ]
+    assert facts[1] == {"90"} and facts[2] == facts[3]
+    vectors = unit([1, 0, 0], [0.99, 0.01, 0], [0, 1, 0], [0, 0.99, 0.01])
+    assert near_duplicates(vectors).tolist() == [False, True, False, True]
+    # The second values differ from the first's: kept; the boilerplate is dropped.
+    assert near_duplicates(vectors, facts=facts).tolist() == [False, False, False, True]
+    # A row whose facts another close kept row holds is still dropped.
+    assert near_duplicates(vectors, facts=[facts[0], facts[0], facts[2], facts[3]]).tolist() == [
+        False,
+        True,
+        False,
+        True,
+    ]
+    with pytest.raises(ValueError, match="fact sets"):
+        near_duplicates(vectors, facts=facts[:2])
+    # Notes are the index's: a date in one does not make a chunk's statements differ.
+    noted = stated_facts("[Context: dated 2025-01-17]\nAbout this page\nThe page is internal.")
+    assert noted == stated_facts("About this page\nThe page is internal.")
+
+
+def test_facts_are_numbers_and_names_inside_sentences() -> None:
+    text = "Shimel Beimeker succeeded Dikeisik in 2018. About the GFBC.\n- Head: Ana Lima\n| Febus"
+    assert stated_facts(text) == {"2018", "Beimeker", "Dikeisik", "GFBC", "Ana", "Lima", "Febus"}

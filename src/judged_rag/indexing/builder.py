@@ -55,6 +55,7 @@ from judged_rag.indexing.chunking import (
     near_duplicates,
     normalize,
     render,
+    stated_facts,
 )
 from judged_rag.indexing.dates import document_date
 from judged_rag.indexing.embeddings import LocalEmbeddings, embeddings_name, local_embeddings
@@ -405,7 +406,8 @@ class IndexBuild:
                 f"nothing to index: no text found in {describe([Path(p) for p in given])}"
             )
         vectors = np.concatenate([f.vectors for f in ordered if f.chunks])
-        duplicate = near_duplicates(vectors, DEDUP_THRESHOLD)
+        facts = [stated_facts(c.text, c.title) for c in chunks]
+        duplicate = near_duplicates(vectors, DEDUP_THRESHOLD, facts=facts)
         stats.files = len(ordered)
         stats.chunks = int((~duplicate).sum())
         stats.duplicates = int(duplicate.sum())

@@ -481,30 +481,76 @@ def normalize(vectors: npt.ArrayLike) -> Vectors:
 
 
 def near_duplicates(
-    vectors: npt.ArrayLike, threshold: float = DEDUP_THRESHOLD, *, block: int = 512
+    vectors: npt.ArrayLike,
+    threshold: float = DEDUP_THRESHOLD,
+    *,
+    facts: Sequence[frozenset[str]] | None = None,
+    block: int = 512,
 ) -> npt.NDArray[np.bool_]:
     """Greedy near-duplicate mask: True where a row is a near-duplicate of an earlier kept row.
 
     Rows are visited in order; a row whose cosine to a kept row exceeds `threshold` is
-    dropped, so the first of a group of near-duplicates is kept.
+    dropped, so the first of a group of near-duplicates is kept. With `facts` (each
+    row's `stated_facts`), only when that kept row states every fact the row states:
+    an embedding hardly sees numbers, so "the default log retention is now 90 days" is
+    over 0.9 from "… is 60 days", and dropping it would lose the value that holds.
     """
     unit = normalize(vectors)
     n = len(unit)
+    if facts is not None and len(facts) != n:
+        raise ValueError(f"{len(facts)} fact sets for {n} vectors")
     dropped = np.zeros(n, dtype=bool)
     kept_rows: list[Vectors] = []
+    kept_ids: list[int] = []
+
+    def covered(row: int, others: Sequence[int]) -> bool:
+        return facts is None or any(facts[row] <= facts[o] for o in others)
+
     for begin in range(0, n, block):
         chunk = unit[begin : begin + block]
-        if kept_rows:
-            kept = np.concatenate(kept_rows)
-            best_prior = (chunk @ kept.T).max(axis=1)
-        else:
-            best_prior = np.full(len(chunk), -np.inf, dtype=np.float32)
+        prior = chunk @ np.concatenate(kept_rows).T if kept_rows else None
         within = chunk @ chunk.T
         kept_here: list[int] = []
         for i in range(len(chunk)):
-            if best_prior[i] > threshold or (kept_here and within[i, kept_here].max() > threshold):
+            close = (
+                [kept_ids[j] for j in np.flatnonzero(prior[i] > threshold)]
+                if prior is not None
+                else []
+            )
+            close += [begin + k for k in kept_here if within[i, k] > threshold]
+            if close and covered(begin + i, close):
                 dropped[begin + i] = True
             else:
                 kept_here.append(i)
         kept_rows.append(chunk[kept_here])
+        kept_ids.extend(begin + k for k in kept_here)
     return dropped
+
+
+def stated_facts(text: str, title: str = "") -> frozenset[str]:
+    """The numbers and the capitalised words inside sentences a chunk states.
+
+    For `near_duplicates`: a word that starts a sentence or a line is capitalised
+    whatever it is, so two paraphrases of boilerplate do not differ by it.
+
+    Context notes (bracketed lines) and the line repeating the document's title are not
+    the chunk's own statements: two release notes' identical "About this page" chunks
+    state the same facts under "GFBC firmware 3.2" and "3.9".
+    """
+    lines = [
+        line
+        for line in text.splitlines()
+        if not (line.startswith("[") and line.rstrip().endswith("]")) and line.strip() != title
+    ]
+    body = "\n".join(lines)
+    return frozenset(_NUMBER.findall(body)) | frozenset(
+        m.group(0) for m in _NAME.finditer(body) if not _STARTS.search(body, 0, m.start())
+    )
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_NAME = re.compile(r"(?<![\w'’-])[^\W\d_]*[A-Z][\w'’-]*")
+"""A word holding a capital: "Dikeisik", "GFBC", "eBay"."""
+_STARTS = re.compile(r"(?:\A|[\n.!?]\s*|\n\s*[-*]\s*)$")
+"""What comes before a word that begins a sentence, a line or a list item: its capital
+is the sentence's, not a name's (a table cell's or a word after a colon may be a name)."""
