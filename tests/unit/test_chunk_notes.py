@@ -190,3 +190,6 @@ def test_a_heading_above_a_definition_is_not_part_of_the_name() -> None:
     body = "## WSB\nThe Workplace Services Board (WSB) reviews decisions."
     assert defined_names(body) == {"WSB": "Workplace Services Board"}
     assert document_definitions([body]) == {"WSB": "Workplace Services Board"}
+    # A heading run into its sentence on one line is not part of it either.
+    run_in = "WSB The Workplace Services Board (WSB) reviews decisions."
+    assert defined_names(run_in) == {"WSB": "Workplace Services Board"}

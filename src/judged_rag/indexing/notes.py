@@ -201,9 +201,13 @@ def defined_names(text: str) -> dict[str, str]:
     for match in DEFINED.finditer(text):
         name, abbreviation = match.group(1), match.group(2)
         words = name.split()
-        # The name ends at the brackets; drop leading words the initials do not reach.
-        while len(words) > 1 and not _initials_match(abbreviation, " ".join(words)):
-            words = words[1:]
+        # The name ends at the brackets; it starts at the last word from which the
+        # initials still match: "HSC The Health and Safety Committee (HSC)", a heading
+        # run into its sentence, is "Health and Safety Committee".
+        starts = [
+            i for i in range(len(words)) if _initials_match(abbreviation, " ".join(words[i:]))
+        ]
+        words = words[starts[-1] :] if starts else words[-1:]
         while len(words) > 1 and words[0].lower() in ("the", "a", "an", "our", "its"):
             words = words[1:]
         candidate = " ".join(words)
