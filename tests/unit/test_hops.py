@@ -474,3 +474,65 @@ def test_the_page_that_named_it_is_no_rival_value() -> None:
         named,
     ]
     assert "conflict" not in out["route"] and out["answer"] == answer
+
+
+NESTED = "What is the budget of the project sponsored by the head of engineering?"
+PROJECT = doc(
+    "proj",
+    "Projects\n| Project | Sponsor | Budget |\n|---|---|---|\n"
+    "| Sisar | Nazal Kutail | 400,000 euros |",
+)
+
+
+def test_a_description_inside_another_is_named_first_then_the_outer_one() -> None:
+    first = hops.plan(NESTED, "the project sponsored by the head of engineering", 0)
+    assert first is not None and first["describes"] == "the head of engineering"
+    assert first["within"] == "the project sponsored by the head of engineering"
+    assert hops.chained(first) is None  # nothing named yet
+    named: Hop = {**first, "answer": "Nazal Kutail", "doc_id": "org"}
+    second = hops.chained(named)
+    assert second is not None and second["iteration"] == 1
+    assert second["question"] == "Who or what is the project sponsored by Nazal Kutail?"
+    assert hops.described(second) == "the project sponsored by Nazal Kutail"
+    assert "within" not in second and hops.chained({**second, "answer": "Sisar"}) is None
+    # The question asked last names the project; with no project named, the person.
+    assert hops.resolved(NESTED, {**second, "answer": "Sisar", "doc_id": "proj"}) == (
+        "What is the budget of Sisar?"
+    )
+    assert hops.resolved(NESTED, second) == (
+        "What is the budget of the project sponsored by Nazal Kutail?"
+    )
+    state: Any = {"question": NESTED, "hop": {**second, "answer": "Sisar", "doc_id": "proj"}}
+    assert hops.naming_documents(state) == ["org", "proj"]
+    assert hops.summary(state["hop"]) == (
+        "Who or what is the head of engineering? → Nazal Kutail; "
+        "Who or what is the project sponsored by Nazal Kutail? → Sisar"
+    )
+
+
+def test_a_nested_description_takes_two_steps_then_the_question() -> None:
+    second_question = "Who or what is the project sponsored by Nazal Kutail?"
+    retriever = scripted_retriever([ORG], [PROJECT], [PROJECT, ORG])
+    answer = "The budget of Sisar is 400,000 euros [2]."
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            hop_plan("the project sponsored by the head of engineering"),
+            quote("Nazal Kutail", Naz=0.95, NONE=0.05),  # round 0: org, the head
+            quote("Sisar", Sis=0.95, NONE=0.05),  # round 1: the projects page, the project
+            # Round 2, the question with the project's name: both pages judged again.
+            quote("400,000 euros", **{"400": 0.95, "NONE": 0.05}),
+            NONE,
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, question=NESTED, when="always")
+    assert retriever.queries == [  # type: ignore[attr-defined]
+        "Who or what is the head of engineering?",
+        second_question,
+        "What is the budget of Sisar?",
+    ]
+    assert out["answer"] == answer and not out["abstained"]
+    assert out["route"]["hop"].endswith(f"{second_question} → Sisar")
+    assert out["route"]["iterations"] == 3
