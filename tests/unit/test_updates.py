@@ -120,3 +120,48 @@ def test_a_reread_that_copies_a_sentence_or_the_same_value_changes_nothing() -> 
         assert event["update"] is None, reply
         assert out["route"].get("conflict") is None
         assert out["answer"] == "Kozokoth Dikeisik [1]."
+
+
+def test_dated_support_is_read_beside_the_rounds_pages_about_its_subject() -> None:
+    question = "Who is the chief executive of Grelby Weaving Company?"
+    digest = doc(
+        "digest",
+        "[Context: dated 2021]\nBusiness digest 2021\nGrelby Weaving Company employed 1,125 "
+        "people. Its chief executive, Fadei Bovos, spoke to the digest.",
+        similarity=0.8,
+        title="Business digest 2021",
+    )
+    page = doc(
+        "page",
+        "Leadership\nFadei Bovos became chief executive in 2011. In April 2022 Brutrokal "
+        "Darer succeeded Bovos.",
+        similarity=0.7,
+        title="Grelby Weaving Company",
+    )
+    other = doc("other", "Grelby Dyeworks is based in Posoth.", similarity=0.6)
+    answer = "Brutrokal Darer, since 2022 [2]; Fadei Bovos before [1]."
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            quote("Fadei Bovos", Fa=0.95, NONE=0.05),  # the digest, first batch
+            quote("Fadei Bovos", Fa=0.95, NONE=0.05),  # the company's page, read next
+            quote("Brutrokal Darer", Br=0.9, NONE=0.1),  # its later statement
+            verdict(),
+        ),
+        retriever=scripted_retriever([digest, page, other]),
+    )
+    graph = build_graph(parts, retry_interval=0)
+    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    out = graph.invoke(
+        {"question": question},
+        {
+            "max_concurrency": 1,
+            "configurable": {"gate": False, "max_iterations": 1, "judge_batch": 1, **settings},
+        },
+    )
+    reading = next(e["detail"] for e in out["trace"] if e["event"] == "dated_support")
+    assert reading == {"reading": ["page"]}  # the page about the subject, not "other"
+    judged_ids = [e["detail"]["doc_id"] for e in out["trace"] if e["event"] == "judged"]
+    assert judged_ids == ["digest", "page"]
+    assert out["route"]["conflict"] == "dated"
+    assert out["answer"] == answer

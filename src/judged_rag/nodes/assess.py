@@ -21,8 +21,8 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, exhausted
-from judged_rag.core.documents import numbered
+from judged_rag.core.budget import ANSWERING, calls_left, exhausted, kept
+from judged_rag.core.documents import doc_date, numbered
 from judged_rag.core.judgments import (
     LABELS,
     alternatives_asked,
@@ -31,6 +31,7 @@ from judged_rag.core.judgments import (
     latest_judgments,
     uncovered,
 )
+from judged_rag.core.quotes import SUBJECT_COVERAGE, subject_coverage
 from judged_rag.core.trace import event
 from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import NodeDeps
@@ -107,9 +108,20 @@ def assess(
         sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
         sufficient, cost = _verified(state, config, cfg, deps, cost, events)
+    later = (
+        superseders(state, cfg, judged, still_pending)
+        if sufficient and batched(cfg) and cfg.sufficiency == "labels"
+        else []
+    )
+    if later:
+        # The support is dated: the round's pages about the same subject may say what
+        # replaced it, so they are judged before the support is taken as enough.
+        sufficient = False
+        still_pending = later
+        events.append(event("assess", "dated_support", reading=later))
     answering = [j for j in state.get("judgments") or [] if not j.get("hop")]
     best_now, best_before = best_scores(answering, iteration)
-    stalled = not sufficient and is_stalled(best_now, best_before)
+    stalled = not sufficient and not later and is_stalled(best_now, best_before)
     hop_update = _hop_found(state, batch, cfg.judge_cutoff, events)
     if hop_update is not None:
         stalled = False  # the round found a name, or not: the question itself is next
@@ -141,6 +153,33 @@ def assess(
         if hop_update["answer"]:
             update["pending"] = []  # named: the rest of the round is not judged for it
     return update
+
+
+def superseders(
+    state: State, cfg: Configuration, judged: list[Judgment], pending: list[str]
+) -> list[str]:
+    """The round's pending documents to judge before dated support is taken as enough.
+
+    When every supporting judgment is of a dated document ("Business digest 2021: its
+    chief executive, Fadei Bovos"), a later page may say what replaced it ("In April
+    2022 Brutrokal Darer succeeded Bovos"): the pending documents whose title names
+    what the question names are judged first, as far as the call budget allows. None
+    for a question that names nothing, for undated support, or once they are judged.
+    """
+    supporting = [j for j in judged if is_supporting(j)]
+    docs = {d["id"]: d for d in state.get("documents") or []}
+    if not supporting or not all(
+        j["doc_id"] in docs and doc_date(docs[j["doc_id"]]) for j in supporting
+    ):
+        return []
+    question = hops.asked(state)
+    about = [
+        i
+        for i in pending
+        if i in docs and (subject_coverage(question, docs[i]["title"]) or 0.0) >= SUBJECT_COVERAGE
+    ]
+    affordable = calls_left(state, cfg) - kept(cfg, *ANSWERING)
+    return about[: max(0, affordable)]
 
 
 def _hop_found(
