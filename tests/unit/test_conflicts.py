@@ -259,6 +259,30 @@ def test_when_the_generator_cannot_give_a_disagreement_the_answer_states_it() ->
     assert stated == [{"kind": "undated", "values": 2}]
 
 
+def test_an_answer_that_copies_the_checkers_instruction_is_no_answer() -> None:
+    copied = (
+        'The latest dated document states "07:40" [2]; the answer must give it first, as '
+        "the value that holds."
+    )
+    parts = Components(
+        chat_model=generator("It leaves at 07:10 [1]; since 2024 at 07:40 [2].", copied),
+        judge_model=judge_model(
+            quote("07:10", **{"07": 0.95, "NONE": 0.05}),
+            quote("07:40", **{"07": 0.95, "NONE": 0.05}),
+            verdict(),
+        ),
+        retriever=scripted_retriever(
+            [doc("old", OLD, similarity=0.7), doc("new", NEW, similarity=0.7)]
+        ),
+    )
+    out = run(parts)
+    assert out["route"]["regenerations"] == 1
+    assert [e for e in out["trace"] if e["event"] == "echoed_feedback"]
+    # The values themselves, latest first, instead of the copied instruction.
+    assert out["answer"].startswith('The latest dated document gives "07:40" [2]')
+    assert "must" not in out["answer"]
+
+
 def test_without_a_conflict_a_declining_generator_still_abstains() -> None:
     a = doc("a", "The Marrow Cup final was played in Ostrel, Vantmark.", similarity=0.7)
     parts = Components(

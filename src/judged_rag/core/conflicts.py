@@ -29,6 +29,10 @@ from judged_rag.core.documents import doc_date
 from judged_rag.core.quotes import JOINING_WORDS, grounded, position, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
+INSTRUCTS = "the answer must"
+"""How the checker's feedback on a conflict tells the generator what to write: an answer
+holding these words copied the instruction (`nodes.verify.echoed`)."""
+
 MAX_VALUES = 4
 """Most values listed (the rest are left to the documents themselves)."""
 
@@ -206,13 +210,13 @@ def unmet(conflict: Conflict, answer: str) -> str | None:
         latest, *earlier = [position(s["value"], answer) for s in conflict["values"]]
         if latest is not None and any(e is not None and e < latest for e in earlier):
             return (
-                f"the latest dated document states {cited(conflict['values'][0])}; the answer "
-                "must give it first, as the value that holds"
+                f"the latest dated document states {cited(conflict['values'][0])}; {INSTRUCTS} "
+                "give it first, as the value that holds"
             )
     if not missing:
         return None
     if conflict["kind"] == "dated":
-        return f"the latest dated document states {cited(missing[0])}; the answer must give it"
-    return "the documents disagree; the answer must give each value with its document: " + (
+        return f"the latest dated document states {cited(missing[0])}; {INSTRUCTS} give it"
+    return f"the documents disagree; {INSTRUCTS} give each value with its document: " + (
         "; ".join(cited(s) for s in conflict["values"])
     )

@@ -34,7 +34,7 @@ from judged_rag.core.citations import (
     without_citations,
 )
 from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
-from judged_rag.core.conflicts import dated, unmet
+from judged_rag.core.conflicts import INSTRUCTS, dated, unmet
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, names_subject, words
@@ -82,7 +82,9 @@ def verify(
     alternatives = alternatives_asked(state, cfg)
     # Documents that disagree: restating one of them must not hide the other.
     conflict = state.get("conflict")
+    echo = echoed(state.get("feedback") or [], draft) if cfg.verify else None
     free_pass = cfg.verify_quotes and not invalid and not alternatives and not conflict
+    free_pass = free_pass and not echo
     quoted = restated_quotes(state, draft) if free_pass else []
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
@@ -100,6 +102,10 @@ def verify(
         claims = [*check.unsupported_claims, *claims]
     else:
         supported = not invalid
+    if echo:
+        supported = False
+        claims = [echo, *claims]
+        events.append(event("verify", "echoed_feedback"))
     if conflict and cfg.verify and (left_out := unmet(conflict, draft)):
         supported = False
         claims = [left_out, *claims]
@@ -159,6 +165,17 @@ def _invalid_citations(draft: str, knowledge: list[Doc], events: list[TraceEvent
             )
         )
     return invalid
+
+
+def echoed(feedback: list[str], draft: str) -> str | None:
+    """Why a draft is no answer when it copies the feedback it was written after, or None.
+
+    A small generator told "the answer must give it first, as the value that holds"
+    can write that sentence into its answer; no answer says "the answer must".
+    """
+    if feedback and grounded(INSTRUCTS, draft):
+        return "the answer repeats the checker's instruction instead of answering"
+    return None
 
 
 def _rejected(
