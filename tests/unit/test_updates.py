@@ -67,15 +67,20 @@ def test_a_value_and_its_later_replacement_in_one_document_are_a_dated_conflict(
     ]
 
 
-def run(parts: Components, recorder: PromptRecorder) -> dict[str, Any]:
+def run(
+    parts: Components,
+    recorder: PromptRecorder | None = None,
+    question: str = QUESTION,
+    **settings: Any,
+) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
-    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
+    base = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
     config = {
         "max_concurrency": 1,
-        "configurable": {"gate": False, "max_iterations": 1, **settings},
-        "callbacks": [recorder],
+        "configurable": {"gate": False, "max_iterations": 1, **base, **settings},
+        "callbacks": [recorder] if recorder else [],
     }
-    return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
+    return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
 
 
 def test_the_judge_reads_the_later_statement_once_and_the_answer_gives_the_later_value() -> None:
@@ -150,15 +155,7 @@ def test_dated_support_is_read_beside_the_rounds_pages_about_its_subject() -> No
         ),
         retriever=scripted_retriever([digest, page, other]),
     )
-    graph = build_graph(parts, retry_interval=0)
-    settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
-    out = graph.invoke(
-        {"question": question},
-        {
-            "max_concurrency": 1,
-            "configurable": {"gate": False, "max_iterations": 1, "judge_batch": 1, **settings},
-        },
-    )
+    out = run(parts, question=question, judge_batch=1)
     reading = next(e["detail"] for e in out["trace"] if e["event"] == "dated_support")
     assert reading == {"reading": ["page"]}  # the page about the subject, not "other"
     judged_ids = [e["detail"]["doc_id"] for e in out["trace"] if e["event"] == "judged"]
