@@ -235,12 +235,16 @@ class PerSchemaFakeChatModel(KnowsItselfFakeChatModel):
 
 
 def fresh_documents(per_call: int) -> RunnableLambda[str, list[Document]]:
-    """A retriever runnable that finds `per_call` documents never seen before, every call."""
+    """A retriever runnable that finds `per_call` documents never seen before, every call.
+
+    Each is about what it was searched for: it holds the query, so it names what the
+    question names (`subject_grounding`).
+    """
     counter = itertools.count()
 
     def lookup(query: str) -> list[Document]:
         return [
-            doc(f"doc{n}", f"Fact number {n} about the question.")
+            doc(f"doc{n}", f"Fact number {n} about the question: {query}")
             for n in itertools.islice(counter, per_call)
         ]
 

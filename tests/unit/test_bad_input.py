@@ -22,6 +22,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.cli import main
+from judged_rag.core.documents import content_key
 from judged_rag.errors import InvalidInputError
 from tests.fakes import (
     StructuredFakeChatModel,
@@ -31,6 +32,7 @@ from tests.fakes import (
     judge_model,
     label,
     scripted_retriever,
+    state_doc,
     verdict,
 )
 
@@ -348,3 +350,8 @@ def test_index_into_a_folder_of_other_data(
     assert main(argv) == 2
     one_error_line(capsys.readouterr().err, "refusing to replace")
     assert (target / "thesis.tex").read_text() == "precious"
+
+
+def test_a_retrieved_text_with_a_lone_surrogate_still_has_an_identity() -> None:
+    # A retriever may pass on a malformed query it was given inside what it returns.
+    assert content_key(state_doc("a", "About \ud800 it")) != content_key(state_doc("b", "About"))

@@ -110,6 +110,9 @@ def to_doc(
 
 
 def content_key(doc: Doc) -> str:
-    """Identity of a document's text, to merge the same chunk found twice."""
+    """Identity of a document's text, to merge the same chunk found twice.
+
+    Any text hashes, a lone surrogate a retriever passed on included.
+    """
     text = re.sub(r"\s+", " ", doc["content"]).strip().lower()
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
