@@ -74,14 +74,29 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
         for m in re.finditer(r"(?<!\w)([^\W\d_]+)\s+(?=([^\W\d_]+))", phrase)
         if m.group(1).lower() in _RELATIONS and m.group(2).lower() in _DETERMINERS
     ]
-    whole = _takes(question, start, end)
     for offset in inner:
         hop = plan(question, phrase[offset:], iteration)
         if hop is not None:
-            # Named second only when it is a description to take by itself.
-            return {**hop, "within": phrase} if whole and "within" not in hop else hop
-    if not whole:
+            return {**hop, "within": phrase} if "within" not in hop else hop
+    words = _WORD.findall(phrase)  # as the question writes it
+    content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
+    if len(words) < 3 or words[0].lower() not in _DETERMINERS:
         return None
+    if not any(w[0].islower() for w in content) or not any(
+        w.lower() in _RELATIONS for w in words[1:-1]
+    ):
+        return None
+    last = _TOKEN.findall(phrase)[-1]  # "2013" too
+    if last.lower() in _FUNCTION_WORDS | _RELATIONS | _DETERMINERS:
+        return None
+    after = _WORD.match(question[end:].lstrip())
+    if last[0].isupper() and after is not None and after.group(0)[0].isupper():
+        return None  # it stops inside a name: "the height of Mount" of "Mount Everest"
+    rest = question[:start] + " " + question[end:]
+    if not _stems(rest) or _ASKS_FOR_IT.fullmatch(question[:start].strip()):
+        return None
+    if any(w[0].isupper() and w != "I" for w in _WORD.findall(rest)[1:]):
+        return None  # the question names its subject elsewhere: "How long did Ana Lima …"
     return Hop(
         question=f"Who or what is {phrase}?",
         describes=phrase,
@@ -89,30 +104,6 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
         answer=None,
         doc_id=None,
     )
-
-
-def _takes(question: str, start: int, end: int) -> bool:
-    """Whether the phrase at `start:end` of the question is a description `plan` takes."""
-    phrase = question[start:end]
-    words = _WORD.findall(phrase)  # as the question writes it
-    content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
-    if len(words) < 3 or words[0].lower() not in _DETERMINERS:
-        return False
-    if not any(w[0].islower() for w in content) or not any(
-        w.lower() in _RELATIONS for w in words[1:-1]
-    ):
-        return False
-    last = _TOKEN.findall(phrase)[-1]  # "2013" too
-    if last.lower() in _FUNCTION_WORDS | _RELATIONS | _DETERMINERS:
-        return False
-    after = _WORD.match(question[end:].lstrip())
-    if last[0].isupper() and after is not None and after.group(0)[0].isupper():
-        return False  # it stops inside a name: "the height of Mount" of "Mount Everest"
-    rest = question[:start] + " " + question[end:]
-    if not _stems(rest) or _ASKS_FOR_IT.fullmatch(question[:start].strip()):
-        return False
-    # The question names its subject elsewhere: "How long did Ana Lima …".
-    return not any(w[0].isupper() and w != "I" for w in _WORD.findall(rest)[1:])
 
 
 def describable(question: str) -> bool:
@@ -326,7 +317,7 @@ def answered(
     best: tuple[float, str, str] | None = None
     for j in judgments:
         copy = " ".join(j["evidence"].split()).strip(" .;,")
-        if not j.get("hop") or not names(copy, f"{question} {described(hop)}"):
+        if not j.get("hop") or not names(copy, question):
             continue
         own = j.get("p_highly")
         if j["label"] != "highly_relevant" and (own is None or own < threshold):
