@@ -158,11 +158,6 @@ class Hop(TypedDict):
     """The judge's copy that answers it, once a document did; None before or when none did."""
     doc_id: str | None
     """The document that answered it."""
-    within: NotRequired[str]
-    """The description in the question that holds this one ("the project sponsored by
-    the head of sales" for "the head of sales"): named next, with this answer in it."""
-    before: NotRequired[Hop]
-    """The step that named the description inside this one, when this is the second."""
 
 
 class TraceEvent(TypedDict):

@@ -77,7 +77,7 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     for offset in inner:
         hop = plan(question, phrase[offset:], iteration)
         if hop is not None:
-            return {**hop, "within": phrase} if "within" not in hop else hop
+            return hop
     words = _WORD.findall(phrase)  # as the question writes it
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
     if len(words) < 3 or words[0].lower() not in _DETERMINERS:
@@ -244,47 +244,14 @@ def resolved(question: str, hop: Hop | None) -> str:
 
     GGatrieval's Q′ with the bridging entity: "In what year was the company that A
     acquired in 2013 founded?" becomes "In what year was B founded?", so that A's own
-    founding year no longer answers it. After a second step that named nothing, the
-    first step's answer stands in its own description; the question as it is when
-    nothing was named.
+    founding year no longer answers it. The question as it is when nothing was named.
     """
-    if hop is None:
+    if hop is None or not hop["answer"]:
         return question
-    if not hop["answer"]:
-        return resolved(question, hop.get("before"))
     found = _find(question, hop["describes"])
     if found is None:
         return question
     return f"{question[: found.start()]}{hop['answer']}{question[found.end() :]}"
-
-
-def chained(hop: Hop) -> Hop | None:
-    """The second step, after a first that named a description held by another.
-
-    "When is the project sponsored by the head of sales planned to go live?": the first
-    step named the head of sales (Dapetaith Grosil); the second asks "Who or what is
-    the project sponsored by Dapetaith Grosil?", so that the question asked last names
-    the project. None after a second step, or when the first named nothing: at most
-    two steps a question.
-    """
-    within = hop.get("within")
-    if not hop["answer"] or not within:
-        return None
-    asked = resolved(within, hop)
-    first: Hop = {k: v for k, v in hop.items() if k != "within"}  # type: ignore[assignment]
-    return Hop(
-        question=f"Who or what is {asked}?",
-        describes=within,
-        iteration=hop["iteration"] + 1,
-        answer=None,
-        doc_id=None,
-        before=first,
-    )
-
-
-def described(hop: Hop) -> str:
-    """What the step's question asks to name: its description, with any earlier name in it."""
-    return resolved(hop["describes"], hop.get("before"))
 
 
 def asked(state: State) -> str:
@@ -323,7 +290,7 @@ def answered(
         if j["label"] != "highly_relevant" and (own is None or own < threshold):
             continue
         page = pages.get(j["doc_id"], "")
-        if not describes(page, described(hop)) or answers_itself(page, copy, question, hop):
+        if not describes(page, hop["describes"]) or answers_itself(page, copy, question, hop):
             continue
         value = float(own if own is not None else j["composite_score"])
         if best is None or value > best[0]:
@@ -398,19 +365,14 @@ _TOKEN = re.compile(r"[\w'’-]+(?:[.,]\d+)*")
 """A word or a number as written, "4.0" and "1,500" whole."""
 
 
-def naming_documents(state: State) -> list[str]:
-    """The ids of the pages that named what the question describes, first step first."""
-    steps, hop = [], state.get("hop")
-    while hop is not None:
-        steps.append(hop["doc_id"])
-        hop = hop.get("before")
-    return [d for d in reversed(steps) if d is not None]
+def naming_document(state: State) -> str | None:
+    """The id of the page that named what the question describes, once one did."""
+    hop = state.get("hop")
+    return None if hop is None else hop["doc_id"]
 
 
 def summary(hop: Hop | None) -> str | None:
-    """The route's one line: each step's question and what answered it."""
+    """The route's one line: the first question and what answered it."""
     if hop is None:
         return None
-    step = f"{hop['question']} → {hop['answer'] or 'nothing'}"
-    earlier = summary(hop.get("before"))
-    return step if earlier is None else f"{earlier}; {step}"
+    return f"{hop['question']} → {hop['answer'] or 'nothing'}"

@@ -81,16 +81,15 @@ def combine(
 
 
 def _with_hop(state: State, chosen: list[Doc]) -> list[Doc]:
-    """`chosen`, headed by the documents that named what the question describes.
+    """`chosen`, headed by the document that named what the question describes.
 
     Only when something else was chosen: the name alone answers nothing.
     """
-    naming = hops.naming_documents(state)
-    if not chosen or not naming:
+    naming = hops.naming_document(state)
+    if not chosen or naming is None:
         return chosen
-    by_id = {d["id"]: d for d in state.get("documents") or []}
-    named = [by_id[i] for i in dict.fromkeys(naming) if i in by_id]
-    return [*named, *(d for d in chosen if d["id"] not in naming)]
+    named = [d for d in state.get("documents") or [] if d["id"] == naming]
+    return [*named, *(d for d in chosen if d["id"] != naming)]
 
 
 VERIFIED = "D (verified)"
@@ -136,7 +135,8 @@ def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[
     closed = state.get("resolved_task") == "closed"
     asked = closed or alternatives_asked(state, cfg)
     judged = latest_judgments(state)
-    for naming in hops.naming_documents(state):
+    naming = hops.naming_document(state)
+    if naming is not None:
         judged.pop(naming, None)
     conflict = None if asked else disagreement(knowledge, judged)
     if conflict is None:

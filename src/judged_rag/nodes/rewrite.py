@@ -53,13 +53,8 @@ def rewrite(
     iteration = state.get("iteration", 0)
     hop = state.get("hop")
     if hop is not None and hop["iteration"] == iteration:
-        # No LLM call: after the hop's first question, the second step's when the
-        # description named is held by another, else the question itself, with the
+        # No LLM call: after the hop's first question, the question itself, with the
         # name found in place of its description when one was.
-        second = hops.chained(hop)
-        if second is not None:
-            told = [event("rewrite", "hop", answer=hop["answer"], next=second["question"])]
-            return {**_queries([second["question"]], iteration, 0, told, {}), "hop": second}
         named = hops.resolved(state["question"], hop)
         told = [event("rewrite", "hop", answer=hop["answer"], question=named)]
         return _queries([named], iteration, 0, told, {})
