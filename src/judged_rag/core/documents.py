@@ -24,8 +24,27 @@ def fence(text: str, limit: int = 2000) -> str:
     return cleaned[:limit]
 
 
-NOTE_DATE = re.compile(r"\A\[Context: dated ((?:19|20)\d{2}(?:-[01]\d(?:-[0-3]\d)?)?)[;\]]")
-"""The date a chunk's note starts with (`judged_rag.indexing.notes`)."""
+NOTE = "Context"
+"""The label of a chunk's note line, "[Context: dated 2024-06-01; …]"
+(`judged_rag.indexing.notes` writes it)."""
+ELSEWHERE = "Defined elsewhere"
+"""The label of a chunk's line of definitions from other documents."""
+_NOTE_LINE = re.compile(rf"\[{NOTE}: [^\n]*\]\n")
+_ELSEWHERE_LINE = re.compile(rf"\[{ELSEWHERE}: [^\n]*\]\n")
+NOTE_DATE = re.compile(rf"\A\[{NOTE}: dated ((?:19|20)\d{{2}}(?:-[01]\d(?:-[0-3]\d)?)?)[;\]]")
+"""The date a chunk's note starts with."""
+
+
+def split_note(text: str) -> tuple[str, str, str]:
+    """A chunk's text as (its note line, its line of definitions from elsewhere, the rest).
+
+    Either line is "" when the chunk has none; neither keeps its line break.
+    """
+    note = _NOTE_LINE.match(text)
+    head = note.group(0) if note else ""
+    elsewhere = _ELSEWHERE_LINE.match(text, len(head))
+    line = elsewhere.group(0) if elsewhere else ""
+    return head[:-1], line[:-1], text[len(head) + len(line) :]
 
 
 def doc_date(doc: Doc) -> str | None:

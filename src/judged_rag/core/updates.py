@@ -14,15 +14,13 @@ Nothing here calls a model; the judge makes the one extra call.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from judged_rag.core.asked import pinned
 from judged_rag.core.calendar import YEAR
-from judged_rag.core.quotes import JOINING_WORDS, statement, statements, words
+from judged_rag.core.documents import split_note
+from judged_rag.core.quotes import JOINING_WORDS, grounded, statement, statements, words
 
-_NOTE = re.compile(r"\[[A-Z][\w ]*: .*\]\s*$")
-"""A context note's line ("[Context: dated 2019; …]"): the index's, not the document's."""
 MAX_LATER = 3
 """Most later statements read again (the latest-dated first): one short call."""
 
@@ -46,11 +44,11 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
     copied (a capitalised word or a number of the copy that the question does not
     hold: "Dikeisik", "966"). None when the question names a year or a version (it asks
     about then, not now), when the copy's statement has no year, or when no later one
-    names the copy. Context notes (lines in square brackets) are not statements.
+    names the copy. The chunk's context note and definitions line are not statements.
     """
     if pinned(question):
         return None
-    text = "\n".join(line for line in text.splitlines() if not _NOTE.match(line))
+    text = split_note(text)[2]
     found = statement(text, copy)
     if found is None:
         return None
@@ -71,15 +69,10 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
         for s in statements(text)
         if s != found[0]
         if (dated := [int(y) for y in YEAR.findall(s)]) and max(dated) > since
-        if any(_names(s, m) for m in marks)
+        if any(grounded(m, s) for m in marks)
     ]
     if not later:
         return None
     kept = sorted(later, key=lambda pair: -pair[0])[:MAX_LATER]
     ordered = [s for _, s in later if any(s == k for _, k in kept)]
     return Later(text=" ".join(ordered), since=str(since), date=str(kept[0][0]))
-
-
-def _names(sentence: str, mark: str) -> bool:
-    """Whether a sentence holds the mark as a whole word."""
-    return f" {words(mark)} " in f" {words(sentence)} "

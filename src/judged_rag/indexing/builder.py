@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from judged_rag.core.documents import split_note
 from judged_rag.errors import ForeignDataError, IndexBuildError, IndexFormatError, ManifestError
 from judged_rag.indexing import store
 from judged_rag.indexing.chunking import (
@@ -69,7 +70,6 @@ from judged_rag.indexing.loaders import (
 from judged_rag.indexing.notes import (
     corpus_glossary,
     document_definitions,
-    split_note,
     with_glossary,
     with_notes,
 )

@@ -52,6 +52,8 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from judged_rag.core.documents import split_note
+
 Vectors = npt.NDArray[np.float32]
 
 ChunkingMode = Literal["calibrated", "fixed"]
@@ -533,15 +535,11 @@ def stated_facts(text: str, title: str = "") -> frozenset[str]:
     For `near_duplicates`: a word that starts a sentence or a line is capitalised
     whatever it is, so two paraphrases of boilerplate do not differ by it.
 
-    Context notes (bracketed lines) and the line repeating the document's title are not
-    the chunk's own statements: two release notes' identical "About this page" chunks
-    state the same facts under "GFBC firmware 3.2" and "3.9".
+    The index's note lines (`core.documents.split_note`) and the line repeating the
+    document's title are not the chunk's own statements: two release notes' identical
+    "About this page" chunks state the same facts under "GFBC firmware 3.2" and "3.9".
     """
-    lines = [
-        line
-        for line in text.splitlines()
-        if not (line.startswith("[") and line.rstrip().endswith("]")) and line.strip() != title
-    ]
+    lines = [line for line in split_note(text)[2].splitlines() if line.strip() != title]
     body = "\n".join(lines)
     return frozenset(_NUMBER.findall(body)) | frozenset(
         m.group(0) for m in _NAME.finditer(body) if not _STARTS.search(body, 0, m.start())

@@ -34,6 +34,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from judged_rag.core.calendar import MONTHS, WEEKDAYS
+from judged_rag.core.documents import ELSEWHERE, NOTE, split_note
 from judged_rag.indexing.chunking import Unit
 
 _WORD = r"[A-Z][\w'’-]*"
@@ -168,10 +169,6 @@ NOT_PERSON = frozenset(
 )
 MAX_NOTE_CHARS = 240
 """Most characters of a chunk's note (and of its line of definitions from elsewhere)."""
-NOTE = "Context"
-ELSEWHERE = "Defined elsewhere"
-_NOTE_LINE = re.compile(rf"\[{NOTE}: [^\n]*\]\n")
-_ELSEWHERE_LINE = re.compile(rf"\[{ELSEWHERE}: [^\n]*\]\n")
 
 
 def _initials_match(abbreviation: str, name: str) -> bool:
@@ -309,18 +306,6 @@ def corpus_glossary(per_document: Iterable[Mapping[str, str]]) -> dict[str, str]
         for abbreviation, keys in names.items()
         if len(keys) == 1 and len(abbreviations[next(iter(keys))]) == 1
     }
-
-
-def split_note(text: str) -> tuple[str, str, str]:
-    """A chunk's text as (its note line, its line of definitions from elsewhere, the rest).
-
-    Either line is "" when the chunk has none; neither keeps its line break.
-    """
-    note = _NOTE_LINE.match(text)
-    head = note.group(0) if note else ""
-    elsewhere = _ELSEWHERE_LINE.match(text, len(head))
-    line = elsewhere.group(0) if elsewhere else ""
-    return head[:-1], line[:-1], text[len(head) + len(line) :]
 
 
 def document_definitions(bodies: Iterable[str]) -> dict[str, str]:
