@@ -121,7 +121,7 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
             values = [(update["value"], update["date"]), (copy, update["since"])]
             replaced.append((update["value"], copy))
         for value, date in values:
-            group = next((g for g in groups if _same(g[0]["value"], value)), None)
+            group = next((g for g in groups if same_value(g[0]["value"], value)), None)
             if group is None:
                 groups.append((Stated(value=value, numbers=[number], date=None), [date]))
             elif number not in group[0]["numbers"]:
@@ -147,7 +147,7 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
     return Conflict(kind="dated", values=ordered[:MAX_VALUES])
 
 
-def _same(a: str, b: str) -> bool:
+def same_value(a: str, b: str) -> bool:
     """Whether two copies are one value: one holds the other, as whole words."""
     return grounded(a, b) or grounded(b, a)
 
@@ -159,7 +159,7 @@ def _replaces(a: Stated, b: Stated, replaced: list[tuple[str, str]]) -> bool:
     Dikeisik"), which `rivals` would read as holding them together.
     """
     return any(
-        _same(new, x["value"]) and _same(old, y["value"])
+        same_value(new, x["value"]) and same_value(old, y["value"])
         for new, old in replaced
         for x, y in ((a, b), (b, a))
     )

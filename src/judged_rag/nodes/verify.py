@@ -83,8 +83,7 @@ def verify(
     # Documents that disagree: restating one of them must not hide the other.
     conflict = state.get("conflict")
     echo = echoed(state.get("feedback") or [], draft) if cfg.verify else None
-    free_pass = cfg.verify_quotes and not invalid and not alternatives and not conflict
-    free_pass = free_pass and not echo
+    free_pass = cfg.verify_quotes and not (invalid or alternatives or conflict or echo)
     quoted = restated_quotes(state, draft) if free_pass else []
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))

@@ -37,6 +37,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from judged_rag.components.llm import read_extraction, read_letter
+from judged_rag.core.conflicts import same_value
 from judged_rag.core.quotes import grounded, subject_terms, words
 from judged_rag.prompts import judge as prompts
 from judged_rag_eval.studies.judge_levers import roc_auc
@@ -121,7 +122,7 @@ def pairs(args: argparse.Namespace) -> list[dict[str, Any]]:
             others = [
                 x
                 for x in _same_kind(chunk, row["answers"][0])
-                if not any(grounded(a, x) or grounded(x, a) for a in row["answers"])
+                if not any(same_value(a, x) for a in row["answers"])
                 and not set(words(x).split()) & subject
             ]
             others = list(dict.fromkeys(others))
@@ -211,8 +212,7 @@ def run(args: argparse.Namespace) -> None:
                     "none": bool(found and found.none),
                     "p_none": found.p_none if found else None,
                     "in_doc": bool(text) and grounded(text, p["doc"]),
-                    "gold": bool(text)
-                    and any(grounded(a, text) or grounded(text, a) for a in answers),
+                    "gold": bool(text) and any(same_value(a, text) for a in answers),
                     "outdated": bool(text)
                     and any(grounded(b, text) for b in item.get("must_not_contain") or []),
                     "expect": "answer" if p["label"] else "none",

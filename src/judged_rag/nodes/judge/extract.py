@@ -18,7 +18,7 @@ from judged_rag.components.llm import Extraction
 from judged_rag.configuration import Configuration
 from judged_rag.core.asked import names_pinned, of_kind, pinned
 from judged_rag.core.comparison import compared
-from judged_rag.core.conflicts import comparable, name_like
+from judged_rag.core.conflicts import comparable, name_like, same_value
 from judged_rag.core.documents import titled
 from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
 from judged_rag.core.trace import event
@@ -182,7 +182,7 @@ def _updated(judgment: Judgment, found: Extraction | None, later: Later) -> Judg
     if found is None or found.none or not grounded(found.text, later.text):
         return judgment
     value = " ".join(found.text.split()).strip(" .;,")
-    if grounded(value, first) or grounded(first, value):
+    if same_value(value, first):
         return judgment
     named = any(w[:1].isupper() and len(w) > 2 for w in first.split())
     if not (comparable(value, first) or (name_like(value) and named)):
