@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag import Components, build_graph
-from judged_rag.core.conflicts import comparable, disagreement, name_like, unmet
+from judged_rag.core.conflicts import comparable, disagreement, name_like, stated_date, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
 from tests.fakes import (
@@ -94,6 +94,31 @@ def test_values_nothing_decides_between_must_all_be_given() -> None:
     same_day = [state_doc("a", NEW), state_doc("b", NEW.replace("07:40", "08:00"))]
     tie = disagreement(same_day, {"a": highly("a", "07:40"), "b": highly("b", "08:00")})
     assert tie is not None and tie["kind"] == "undated"
+
+
+def test_a_value_is_dated_by_its_own_statement_before_its_document() -> None:
+    page = state_doc(
+        "page", "## Staff\n| Year | Staff |\n|---|---|\n| 2011 | 480 |\n| 2023 | 445 |"
+    )
+    digest = state_doc("digest", "[Context: dated 2021]\nGrelby Dyeworks employed 408 people.")
+    assert stated_date(page, "445") == "2023"
+    assert stated_date(page, "480") == "2011"
+    assert stated_date(digest, "408") == "2021"  # no year of its own: the document's
+    mill = state_doc("mill", "In 2013 the mill had 526 employees; by 2023 it had 467.")
+    assert (stated_date(mill, "526"), stated_date(mill, "467")) == ("2013", "2023")
+    founded = state_doc("f", "The society was founded in 1971.")
+    assert stated_date(founded, "1971") is None  # the copy's own year is not its date
+    assert stated_date(founded, "the society") == "1971"  # after it in its clause
+    judged = {"page": highly("page", "445"), "digest": highly("digest", "408")}
+    conflict = disagreement([page, digest], judged, "How many people does it employ?")
+    assert conflict is not None and conflict["kind"] == "dated"
+    assert [(v["value"], v["date"]) for v in conflict["values"]] == [
+        ("445", "2023"),
+        ("408", "2021"),
+    ]
+    # A question naming a year asks about then: the page's rows do not date its values.
+    pinned = disagreement([page, digest], judged, "How many people did it employ in 2021?")
+    assert pinned is not None and pinned["kind"] == "undated"
 
 
 def test_agreeing_copies_and_other_labels_are_no_conflict() -> None:

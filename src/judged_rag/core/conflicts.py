@@ -5,10 +5,14 @@ The extracting judge copies, from each document it passes, what answers the ques
 contained in the other, case and punctuation aside) state different values for the
 asked fact. Then:
 
-- **dated**: every value has a dated document (`core.documents.doc_date`) and one value
-  has the latest date of all: that value holds. The generator is told to answer with it
-  and to say what the earlier document said, citing both ("… since June 2024 [2]; the
-  2019 notice said … [1]");
+- **dated**: every value has a date and one value has the latest date of all: that
+  value holds. A value's date is the year of its own statement when that names one
+  (`stated_date`: "| 2023 | 445 |", "by 2023 the number had fallen to 467"), else its
+  document's (`core.documents.doc_date`): a company page that is not dated itself
+  still says which year its head count is for. A question naming a year asks about
+  then, not now: its values are dated by their documents alone. The generator is told
+  to answer with the value that holds and to say what the earlier document said,
+  citing both ("… since June 2024 [2]; the 2019 notice said … [1]");
 - **undated**: nothing decides between them. The generator is told to give each value
   with its citation, the route carries ``conflict``, and the verifier asks that the
   answer does.
@@ -25,8 +29,10 @@ from __future__ import annotations
 
 import re
 
-from judged_rag.core.documents import doc_date
-from judged_rag.core.quotes import JOINING_WORDS, grounded, position, words
+from judged_rag.core.asked import pinned
+from judged_rag.core.calendar import YEAR
+from judged_rag.core.documents import doc_date, split_note
+from judged_rag.core.quotes import JOINING_WORDS, grounded, position, statement, words
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 INSTRUCTS = "the answer must"
@@ -98,11 +104,43 @@ def rivals(a: Stated, b: Stated, knowledge: list[Doc]) -> bool:
     )
 
 
-def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Conflict | None:
+def stated_date(doc: Doc, copy: str) -> str | None:
+    """The date of a copied value: the year its own statement gives it, else its document's.
+
+    The statement is the sentence or table row the copy is in (`quotes.statement`),
+    narrowed to its clause between semicolons; its year is the last one before the copy
+    there, else the first after it ("In 2013 the mill had 526 employees; by 2023 the
+    number had fallen to 467" dates 526 to 2013 and 467 to 2023). A year inside the
+    copy itself is not its date.
+    """
+    if doc["origin"] != "kb":
+        return None
+    found = statement(split_note(doc["content"])[2], copy)
+    if found is None:
+        return doc_date(doc)
+    text, at = found
+    start = text.rfind(";", 0, at) + 1
+    end = text.find(";", at)
+    clause = text[start : end if end >= 0 else len(text)]
+    at -= start
+    span = range(at, at + len(" ".join(copy.split())))
+    years = [(m.start(), m.group(0)) for m in YEAR.finditer(clause) if m.start() not in span]
+    before = [y for where, y in years if where < at]
+    after = [y for where, y in years if where > at]
+    if before or after:
+        return before[-1] if before else after[0]
+    return doc_date(doc)
+
+
+def disagreement(
+    knowledge: list[Doc], judgments: dict[str, Judgment], question: str = ""
+) -> Conflict | None:
     """The conflict among the knowledge's Highly Relevant copies, or None.
 
-    `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`).
+    `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`);
+    `question`: what was asked (a year it names keeps the statements' years unread).
     """
+    date_of = doc_date if pinned(question) else None
     # Each value once (one copy holding the other, as whole words, is the same value),
     # with the dates of the documents stating it. A document that later replaces its
     # own value (`core.updates`) states both, each dated by its statement's year.
@@ -116,7 +154,7 @@ def disagreement(knowledge: list[Doc], judgments: dict[str, Judgment]) -> Confli
         if not words(copy):
             continue
         update = judgment.get("update")
-        values = [(copy, doc_date(doc))]
+        values = [(copy, date_of(doc) if date_of else stated_date(doc, copy))]
         if update is not None:
             values = [(update["value"], update["date"]), (copy, update["since"])]
             replaced.append((update["value"], copy))

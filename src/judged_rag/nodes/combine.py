@@ -138,7 +138,7 @@ def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[
     naming = hops.naming_document(state)
     if naming is not None:
         judged.pop(naming, None)
-    conflict = None if asked else disagreement(knowledge, judged)
+    conflict = None if asked else disagreement(knowledge, judged, state["question"])
     if conflict is None:
         return {**update, "conflict": None}
     found: TraceEvent = event(
