@@ -136,6 +136,13 @@ def quote(text: str, **shares: float) -> AIMessage:
     return AIMessage(content=text, response_metadata={"logprobs": logprobs} if shares else {})
 
 
+def answered(*tokens: tuple[str, float]) -> AIMessage:
+    """A free reply spelled by `tokens`, each with the probability the model gave it."""
+    content = [{"token": t, "logprob": math.log(p), "top_logprobs": []} for t, p in tokens]
+    text = "".join(t for t, _ in tokens)
+    return AIMessage(content=text, response_metadata={"logprobs": {"content": content}})
+
+
 def graded(text: str, *shares: dict[str, float]) -> AIMessage:
     """A listwise reply ("1: A" a line) with top log-probabilities at every token.
 

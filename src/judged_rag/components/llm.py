@@ -441,13 +441,19 @@ def _shares(alternatives: list[dict[str, Any]]) -> list[tuple[str, float]]:
     """(token, probability) of one token position's readable alternatives."""
     found: list[tuple[str, float]] = []
     for alternative in alternatives:
-        logprob = alternative.get("logprob")
-        if isinstance(logprob, bool) or not isinstance(logprob, int | float):
-            continue
-        if math.isfinite(logprob) and logprob <= 0:
+        probability = _probability(alternative)
+        if probability is not None:
             token = str(alternative.get("token", "")).strip().strip("*().:").upper()
-            found.append((token, math.exp(logprob)))
+            found.append((token, probability))
     return found
+
+
+def _probability(entry: dict[str, Any]) -> float | None:
+    """The probability an entry's `logprob` gives; None unless it is finite and <= 0."""
+    logprob = entry.get("logprob")
+    if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+        return None
+    return math.exp(logprob) if math.isfinite(logprob) and logprob <= 0 else None
 
 
 def _first_token_alternatives(message: BaseMessage) -> list[dict[str, Any]]:
@@ -650,6 +656,78 @@ def read_extraction(message: BaseMessage) -> Extraction | None:
         p_none = round(min(1.0, on_none), 4)
     none = text.upper().rstrip(".!").startswith(NONE_REPLY)
     return Extraction(text="" if none else text, none=none, p_none=p_none)
+
+
+@dataclass
+class ShortAnswer:
+    """A short answer the model gave from its own knowledge, with its tokens' odds.
+
+    Attributes:
+        text: The reply's first line, stripped.
+        probabilities: The probability of each token of that line as the model chose it,
+            in order; empty when the backend returned no token probabilities.
+    """
+
+    text: str
+    probabilities: list[float]
+
+    @property
+    def confidence(self) -> float | None:
+        """The geometric mean of the line's token probabilities (None without them)."""
+        if not self.probabilities:
+            return None
+        mean_log = sum(math.log(max(p, 1e-12)) for p in self.probabilities)
+        return round(math.exp(mean_log / len(self.probabilities)), 4)
+
+
+def short_answer_call(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    *,
+    max_tokens: int,
+    config: RunnableConfig,
+    ctx: CallContext,
+    default: Any = None,
+    count_round: bool = True,
+) -> Outcome[ShortAnswer | None]:
+    """Ask for a short answer and read the probability of each token of its first line.
+
+    An empty reply is unreadable and retried; failures follow `structured_call`.
+    """
+    return _logprob_call(
+        model,
+        messages,
+        read_short_answer,
+        unreadable="empty reply",
+        max_tokens=max_tokens,
+        config=config,
+        ctx=ctx,
+        default=default,
+        count_round=count_round,
+    )
+
+
+def read_short_answer(message: BaseMessage) -> ShortAnswer | None:
+    """The reply's first non-empty line and its tokens' probabilities.
+
+    The probabilities are read only when the tokens spell the reply; tokens before the
+    line (blank lines) and from its end on are left out.
+    """
+    text = message_text(message)
+    line = next((part for part in text.splitlines() if part.strip()), "")
+    if not line.strip():
+        return None
+    start = text.index(line)
+    end = start + len(line)
+    spans = _token_spans(message, text)
+    probabilities = []
+    for at, stop, entry in spans:
+        if stop <= start or at >= end:
+            continue
+        probability = _probability(entry)
+        if probability is not None:
+            probabilities.append(probability)
+    return ShortAnswer(text=line.strip(), probabilities=probabilities)
 
 
 def message_text(message: BaseMessage) -> str:

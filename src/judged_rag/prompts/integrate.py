@@ -11,3 +11,14 @@ SYSTEM = (
     "B = no, I do not know it or I would be guessing."
 )
 USER = "Question: {question}{options}\nLetter:"
+
+ANSWER_SYSTEM = (
+    "Answer the question from your own knowledge, in as few words as possible: a name, "
+    "a number, a date or a short phrase. If you do not know the answer, reply: UNKNOWN"
+)
+"""The check on R_M: the model's short answer, whose tokens' probabilities say how sure
+it is of that answer (C_M says only whether it believes it knows)."""
+ANSWER_USER = "Question: {question}\nAnswer:"
+ANSWER_MAX_TOKENS = 32
+DECLINED = "UNKNOWN"
+"""The short answer's reply when the model does not know."""

@@ -31,14 +31,14 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from judged_rag.components.llm import CallContext, letter_call
+from judged_rag.components.llm import CallContext, letter_call, short_answer_call
 from judged_rag.components.local_model import stop_all_servers
 from judged_rag.components.models import load_chat_model
 from judged_rag.configuration import Configuration
 from judged_rag.prompts import integrate as prompt
 from judged_rag_eval.datasets.rdq import HEADLINE_DATA_FILE, QUESTIONS_FILE, SHIPPED_IDS
 from judged_rag_eval.items import load_user_items, seeded_order
-from judged_rag_eval.metrics import percentiles
+from judged_rag_eval.metrics import contains_answer, percentiles
 
 KNOWN = (
     "Who painted the Mona Lisa?",
@@ -69,6 +69,29 @@ def confidence(model: BaseChatModel, question: str) -> float | None:
     if choice is None or choice.probabilities is None:
         return None
     return float(choice.probabilities["A"])
+
+
+def short_answer(model: BaseChatModel, question: str) -> dict[str, Any]:
+    """The integrate node's check on R_M: the short answer and its tokens' odds."""
+    out = short_answer_call(
+        model,
+        [
+            SystemMessage(prompt.ANSWER_SYSTEM),
+            HumanMessage(prompt.ANSWER_USER.format(question=question)),
+        ],
+        max_tokens=prompt.ANSWER_MAX_TOKENS,
+        config={},
+        ctx=CallContext("integrate"),
+    )
+    if out.value is None:
+        return {"short_answer": None, "a_m": None, "p_min": None, "p_first": None}
+    probabilities = out.value.probabilities
+    return {
+        "short_answer": out.value.text,
+        "a_m": out.value.confidence,
+        "p_min": round(min(probabilities), 4) if probabilities else None,
+        "p_first": round(probabilities[0], 4) if probabilities else None,
+    }
 
 
 def probe(model: BaseChatModel) -> None:
@@ -129,6 +152,64 @@ def run(model: BaseChatModel, rdq: Path, out: Path, held_out: int) -> None:
             handle.flush()
 
 
+MODEL_KNOWLEDGE = Path(__file__).resolve().parents[1] / "datasets" / "model_knowledge.jsonl"
+"""Hand-written questions: general knowledge a small model has, and made-up subjects."""
+UNKNOWABLE_GROUPS = ("unknown", "no_evidence", "made_up")
+
+
+def answer_rows(rdq: Path, held_out: int) -> list[dict[str, Any]]:
+    """Every question of the two-signal study, with its gold answers and whether it is knowable.
+
+    RDQ's rows: `natural` (people and places not renamed: a model may know the answer),
+    `unknown` (renamed or fictional subjects) and `no_evidence`; the hand-written rows
+    (`MODEL_KNOWLEDGE`) are all held out: nothing is fitted on them.
+    """
+    answers = {}
+    with (rdq / QUESTIONS_FILE).open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            answers[row["id"]] = row.get("answers") or []
+    rows = []
+    for row in rows_to_score(rdq, held_out):
+        natural = row["transformation"] == "natural" and row["group"] != "no_evidence"
+        group = (
+            "natural" if natural else "no_evidence" if row["group"] == "no_evidence" else "unknown"
+        )
+        rows.append(
+            {
+                **row,
+                "group": group,
+                "answers": answers.get(row["id"], []),
+                "knowable": natural,
+            }
+        )
+    for line in MODEL_KNOWLEDGE.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            knowable = row["group"] == "general"
+            rows.append({**row, "knowable": knowable, "held_out": True, "transformation": None})
+    return rows
+
+
+def run_answers(model: BaseChatModel, rdq: Path, out: Path, held_out: int) -> None:
+    """C_M and the short answer of every question not scored yet, one JSON line each."""
+    done = set()
+    if out.is_file():
+        done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()}
+    todo = [r for r in answer_rows(rdq, held_out) if r["id"] not in done]
+    print(f"{len(done)} scored earlier, {len(todo)} to score")
+    with out.open("a", encoding="utf-8") as handle:
+        for row in todo:
+            started = time.monotonic()
+            row["c_m"] = confidence(model, row["question"])
+            row.update(short_answer(model, row["question"]))
+            text = row["short_answer"] or ""
+            row["right"] = bool(row["answers"]) and contains_answer(text, row["answers"])
+            row["seconds"] = round(time.monotonic() - started, 3)
+            handle.write(json.dumps(row) + "\n")
+            handle.flush()
+
+
 def report(out: Path) -> None:
     """Percentiles per group and pass rates per cut-off, calibration vs held out."""
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
@@ -158,6 +239,80 @@ def report(out: Path) -> None:
             )
 
 
+T_M_GRID = (0.5, 0.6, 0.65, 0.68, 0.7, 0.705)
+T_A_GRID = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
+
+
+def passes(row: dict[str, Any], t_m: float, t_a: float) -> bool:
+    """Whether R_M would stand at (T_M, T_A).
+
+    C_M at T_M or more, and a short answer (not UNKNOWN) whose confidence reaches T_A
+    (T_A 0: the short answer is not asked).
+    """
+    if row["c_m"] is None or row["c_m"] < t_m:
+        return False
+    if t_a <= 0:
+        return True
+    text = (row.get("short_answer") or "").strip().upper().rstrip(".")
+    if not text or text.startswith(prompt.DECLINED):
+        return False
+    return row.get("a_m") is not None and float(row["a_m"]) >= t_a
+
+
+def report_answers(out: Path, ceiling: float) -> None:
+    """Known and unknowable pass rates per (T_M, T_A), fitted on calibration rows only.
+
+    Known: knowable rows the short answer gets right. The chosen pair keeps the most
+    known rows among those letting at most `ceiling` of the unknowable calibration rows
+    through; then the same pair on the held-out parts.
+    """
+    rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    parts = {
+        "calibration (RDQ)": [r for r in rows if not r["held_out"]],
+        "held out (RDQ headline rows)": [
+            r for r in rows if r["held_out"] and r["group"] in ("natural", "unknown", "no_evidence")
+        ],
+        "held out (hand-written)": [r for r in rows if r["group"] in ("general", "made_up")],
+    }
+
+    def rates(part: list[dict[str, Any]], t_m: float, t_a: float) -> tuple[int, int, int, int]:
+        known = [r for r in part if r["knowable"] and r["right"]]
+        unknowable = [r for r in part if r["group"] in UNKNOWABLE_GROUPS]
+        return (
+            sum(passes(r, t_m, t_a) for r in known),
+            len(known),
+            sum(passes(r, t_m, t_a) for r in unknowable),
+            len(unknowable),
+        )
+
+    calibration = parts["calibration (RDQ)"]
+    best: tuple[float, float, float] | None = None
+    print("calibration grid: known passing / unknowable passing")
+    for t_m in T_M_GRID:
+        cells = []
+        for t_a in T_A_GRID:
+            k, nk, u, nu = rates(calibration, t_m, t_a)
+            cells.append(f"{k}/{nk} {u}/{nu}")
+            if nk and nu and u / nu <= ceiling:
+                candidate = (k / nk, t_m, t_a)
+                if best is None or candidate[0] > best[0]:
+                    best = candidate
+        print(
+            f"T_M {t_m:<6}"
+            + "  ".join(f"T_A {t_a}: {c}" for t_a, c in zip(T_A_GRID, cells, strict=True))
+        )
+    if best is None:
+        print(f"no pair lets at most {ceiling:.0%} of the unknowable calibration rows through")
+        return
+    _, t_m, t_a = best
+    print(f"\nchosen on calibration (unknowable <= {ceiling:.0%}): T_M {t_m}, T_A {t_a}")
+    for name, part in parts.items():
+        for label, (a, b) in (("C_M alone at 0.705", (0.705, 0.0)), ("chosen pair", (t_m, t_a))):
+            k, nk, u, nu = rates(part, a, b)
+            known = f"known {k}/{nk} ({k / max(nk, 1):.1%})"
+            print(f"{name:<30} {label:<20} {known}, unknowable {u}/{nu} ({u / max(nu, 1):.1%})")
+
+
 def best_cutoff(known: list[float], unknown: list[float]) -> tuple[float, float]:
     """The cut-off (0.50 to 0.90, step 0.005) maximising Youden's J and its J.
 
@@ -178,21 +333,27 @@ def best_cutoff(known: list[float], unknown: list[float]) -> tuple[float, float]
 def main() -> None:
     """Run the chosen command."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("command", choices=("probe", "run", "report"))
+    parser.add_argument("command", choices=("probe", "run", "report", "answers", "answers-report"))
     parser.add_argument("--model", default=Configuration().model)
     parser.add_argument("--rdq", type=Path, help="directory of `judged-rag eval-data build`")
     parser.add_argument("--out", type=Path, help="JSON-lines file of the scores")
     parser.add_argument("--held-out", type=int, default=150)
+    parser.add_argument("--ceiling", type=float, default=0.02)
     args = parser.parse_args()
     if args.command == "report":
         report(args.out)
         return
-    if args.command == "run" and (args.rdq is None or args.out is None):
-        parser.error("run needs --rdq and --out")
+    if args.command == "answers-report":
+        report_answers(args.out, args.ceiling)
+        return
+    if args.command in ("run", "answers") and (args.rdq is None or args.out is None):
+        parser.error(f"{args.command} needs --rdq and --out")
     model = load_chat_model(args.model, max_tokens=Configuration().max_step_tokens)
     try:
         if args.command == "probe":
             probe(model)
+        elif args.command == "answers":
+            run_answers(model, args.rdq, args.out, args.held_out)
         else:
             run(model, args.rdq, args.out, args.held_out)
     finally:
