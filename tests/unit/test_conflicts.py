@@ -107,7 +107,9 @@ def test_a_value_is_dated_by_its_own_statement_before_its_document() -> None:
     mill = state_doc("mill", "In 2013 the mill had 526 employees; by 2023 it had 467.")
     assert (stated_date(mill, "526"), stated_date(mill, "467")) == ("2013", "2023")
     founded = state_doc("f", "The society was founded in 1971.")
-    assert stated_date(founded, "1971") is None  # the copy's own year is not its date
+    assert stated_date(founded, "1971") is None  # a year answers "when": the document's date
+    life = state_doc("life", "[Context: dated 2020]\nShe was born in 1923 and died in 1987.")
+    assert stated_date(life, "1987") == "2020"
     assert stated_date(founded, "the society") == "1971"  # after it in its clause
     judged = {"page": highly("page", "445"), "digest": highly("digest", "408")}
     conflict = disagreement([page, digest], judged, "How many people does it employ?")

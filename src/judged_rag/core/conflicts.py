@@ -110,12 +110,13 @@ def stated_date(doc: Doc, copy: str) -> str | None:
     The statement is the sentence or table row the copy is in (`quotes.statement`),
     narrowed to its clause between semicolons; its year is the last one before the copy
     there, else the first after it ("In 2013 the mill had 526 employees; by 2023 the
-    number had fallen to 467" dates 526 to 2013 and 467 to 2023). A year inside the
-    copy itself is not its date.
+    number had fallen to 467" dates 526 to 2013 and 467 to 2023). A copy holding a
+    year answers "when": the years beside it are other events ("born in 1923, died in
+    1987"), so it is dated by its document.
     """
     if doc["origin"] != "kb":
         return None
-    found = statement(split_note(doc["content"])[2], copy)
+    found = None if YEAR.search(copy) else statement(split_note(doc["content"])[2], copy)
     if found is None:
         return doc_date(doc)
     text, at = found
@@ -123,8 +124,7 @@ def stated_date(doc: Doc, copy: str) -> str | None:
     end = text.find(";", at)
     clause = text[start : end if end >= 0 else len(text)]
     at -= start
-    span = range(at, at + len(" ".join(copy.split())))
-    years = [(m.start(), m.group(0)) for m in YEAR.finditer(clause) if m.start() not in span]
+    years = [(m.start(), m.group(0)) for m in YEAR.finditer(clause)]
     before = [y for where, y in years if where < at]
     after = [y for where, y in years if where > at]
     if before or after:
