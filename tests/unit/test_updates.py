@@ -96,8 +96,12 @@ def test_the_judge_reads_the_later_statement_once_and_the_answer_gives_the_later
     )
     recorder = PromptRecorder()
     out = run(parts, recorder)
-    reread = [p for p in recorder.prompts if "Shimel" in p and "Kozokoth" not in p]
-    assert len(reread) == 1  # the later statement alone, read once
+    reread = [p for p in recorder.prompts if "what replaced Kozokoth Dikeisik?" in p]
+    assert len(reread) == 1  # read once: the copy's statement, then the later one alone
+    statements = reread[0].split("<document>", 1)[1]
+    assert "became chief executive in 2003" in statements and "In January 2018" in statements
+    assert statements.index("2003") < statements.index("2018")
+    assert "Senior managers" not in statements  # the rest of the chunk is not read again
     event = next(e["detail"] for e in out["trace"] if e["event"] == "later_statement")
     assert event["update"] == "Shimel Beimeker" and (event["since"], event["later"]) == (
         "2003",

@@ -5,7 +5,8 @@ succeeded Dikeisik." Asked who the chief executive is, the extracting judge copi
 first name, and rightly so for the sentence it read: nothing in the sentence says it no
 longer holds. The document says so later, in a sentence dated after the copy's that
 names what was copied. That later statement (`superseding`) is read once more by the
-judge, alone; a different value of the same kind copied from it is the document's
+judge, after the copy's own statement and asked what replaced the copy as of the latest
+date; a different value of the same kind copied from it is the document's
 update (`State.Update`), and the two values are a dated disagreement inside one
 document (`core.conflicts`), decided by the later year.
 
@@ -31,6 +32,8 @@ class Later:
 
     text: str
     """The later statements, in the document's order."""
+    first: str
+    """The statement the copy came from."""
     since: str
     """The latest year of the copy's own statement."""
     date: str
@@ -75,4 +78,4 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
         return None
     kept = sorted(later, key=lambda pair: -pair[0])[:MAX_LATER]
     ordered = [s for _, s in later if any(s == k for _, k in kept)]
-    return Later(text=" ".join(ordered), since=str(since), date=str(kept[0][0]))
+    return Later(text=" ".join(ordered), first=found[0], since=str(since), date=str(kept[0][0]))

@@ -77,6 +77,12 @@ EXTRACT_CHOICE = (
     "{question} (Answer for {subject} only: copy the date or number the document gives.)"
 )
 
+# A copy its document later replaces (`core.updates`): the copy's statement and the later
+# ones are read again, asked as of the latest date. Asked the question alone, the bundled
+# model copied the old name back from "In April 2022 Brutrokal Darer succeeded Bovos."
+# (BENCHMARKS.md, "Dated sources").
+EXTRACT_LATER = "{question} (Answer as of the latest date in the text: what replaced {copy}?)"
+
 # The listwise judge (setting judge="list"): one call grades a window of documents, one
 # line "number: letter" each; each letter's probabilities are read at its own token.
 # Worded as screened (judged_rag_eval.studies.judge_levers, variant `listwise`). The

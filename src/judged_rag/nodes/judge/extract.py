@@ -70,8 +70,12 @@ class Extract(OneDocumentJudge):
             # The document says later what replaced the copy: read that alone, once.
             again = deps.step("judge", task, config, cfg, calls=left)
             with deps.components.judge_slots(cfg.judge_concurrency):
+                asked_again = prompt.EXTRACT_LATER.format(
+                    question=task["question"], copy=judged["evidence"]
+                )
+                read_again = titled({**doc, "content": f"{later.first} {later.text}"})
                 reread = again.extract(
-                    extract_messages(task["question"], titled({**doc, "content": later.text})),
+                    extract_messages(asked_again, read_again),
                     max_tokens=prompt.EXTRACT_MAX_TOKENS,
                     default=FALLBACK.model_dump(),
                     count_round=False,
