@@ -33,12 +33,18 @@ def asks_self_knowledge(messages: Sequence[BaseMessage]) -> bool:
 class KnowsItselfFakeChatModel(GenericFakeChatModel):
     """A fake that answers SRA's C_M question by its content, apart from its script.
 
-    `integrate` asks the model, from the question alone, whether it knows the answer;
-    tests script the other internal calls in order and set this reply on its own.
+    `integrate` asks the model, from the question alone, whether it knows the answer,
+    and with `t_a` set its short answer; tests script the other internal calls in order
+    and set these replies on their own.
     """
 
     knows: AIMessage = AIMessage(content="A")
     """The reply to the C_M question: "A" (knows), "B", or `letter(...)` with log-probabilities."""
+    says: AIMessage = AIMessage(
+        content="1969",
+        response_metadata={"logprobs": {"content": [{"token": "1969", "logprob": -0.01}]}},
+    )
+    """The short answer R_M's check asks for: `answered(...)` with its tokens' odds."""
 
     def _generate(
         self,
@@ -49,6 +55,8 @@ class KnowsItselfFakeChatModel(GenericFakeChatModel):
     ) -> ChatResult:
         if asks_self_knowledge(messages):
             return ChatResult(generations=[ChatGeneration(message=self.knows)])
+        if messages and messages[0].content == integrate_prompt.ANSWER_SYSTEM:
+            return ChatResult(generations=[ChatGeneration(message=self.says)])
         return super()._generate(messages, stop, run_manager, **kwargs)
 
 
@@ -162,10 +170,18 @@ def graded(text: str, *shares: dict[str, float]) -> AIMessage:
     return AIMessage(content=text, response_metadata={"logprobs": {"content": content}})
 
 
-def judge_model(*replies: AIMessage, knows: AIMessage | str = "A") -> StructuredFakeChatModel:
-    """A fresh scripted model for the internal calls; `knows` answers SRA's C_M question."""
+def judge_model(
+    *replies: AIMessage, knows: AIMessage | str = "A", says: AIMessage | None = None
+) -> StructuredFakeChatModel:
+    """A fresh scripted model for the internal calls.
+
+    `knows` answers SRA's C_M question, `says` the short answer R_M's check asks for.
+    """
     reply = AIMessage(content=knows) if isinstance(knows, str) else knows
-    return StructuredFakeChatModel(messages=iter(replies), disable_streaming=True, knows=reply)
+    extra = {"says": says} if says is not None else {}
+    return StructuredFakeChatModel(
+        messages=iter(replies), disable_streaming=True, knows=reply, **extra
+    )
 
 
 def generator(*answers: str) -> GenericFakeChatModel:

@@ -12,6 +12,7 @@ from judged_rag import Components, build_graph
 from judged_rag.components.gate import VectorCandidatesGate
 from judged_rag.state import Judgment
 from tests.fakes import (
+    answered,
     components,
     doc,
     failing,
@@ -103,6 +104,29 @@ def test_a_question_the_gate_sends_to_a_model_that_does_not_know_it_is_retrieved
     # C_M was asked once: the second pass through integrate reuses it.
     reused = events(out, "integrate", "self_confidence")
     assert len(reused) == 1 and reused[0]["detail"]["asked"] is False
+
+
+def test_a_question_the_model_is_unsure_of_is_retrieved_and_checked_once() -> None:
+    # C_M passes, but the short answer is a guess: retrieval after all; with nothing
+    # trusted there either, "Unknown" says the model was unsure, asked once.
+    gate = VectorCandidatesGate(
+        DeterministicFakeEmbedding(size=64), ["Apollo 11 landed."], similarities=[0.8, 0.9]
+    )
+    retriever = scripted_retriever()
+    guess = answered(("19", 0.9), ("4", 0.2), ("1", 0.2))
+    parts = Components(
+        chat_model=generator("never asked"),
+        judge_model=judge_model(components("Zorvath"), knows="A", says=guess),
+        retriever=retriever,
+        gate_index=gate,
+    )
+    question = {"question": "Who proved the Zorvath theorem?"}
+    out = run(parts, question, gate=True, web_search="none", t_a=0.8)
+    assert events(out, "integrate", "model_declined")[0]["detail"]["then"] == "retrieve"
+    assert len(retriever.queries) >= 1  # type: ignore[attr-defined]
+    assert len(events(out, "integrate", "model_answer")) == 1
+    assert out["abstained"] is True and out["reason"] == "model_unsure"
+    assert out["route"]["gate"] == "direct→retrieve"
 
 
 def test_a_model_that_declines_a_question_nothing_retrieves_abstains_once() -> None:

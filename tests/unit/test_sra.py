@@ -14,7 +14,16 @@ from judged_rag import Components, Configuration, build_graph
 from judged_rag.core.scores import sra_score
 from judged_rag.nodes.integrate import decide_basis
 from judged_rag.prompts import generate as generate_prompt
-from tests.fakes import components, doc, judge_model, label, letter, scripted_retriever, verdict
+from tests.fakes import (
+    answered,
+    components,
+    doc,
+    judge_model,
+    label,
+    letter,
+    scripted_retriever,
+    verdict,
+)
 
 APOLLO = "Apollo 11 landed on the Moon on 20 July 1969."
 
@@ -90,6 +99,44 @@ def test_r_m_shows_no_document_and_carries_no_citation() -> None:
     assert out["basis"] == "model" and out["citations"] == [] and not out["abstained"]
     # nothing to check against: no verification call (parse, judge, C_M, generate)
     assert out["cost"]["llm_calls"] == 4
+
+
+def _unsure_run(says: AIMessage, **settings: Any) -> tuple[dict[str, Any], list[str]]:
+    generate = RecordingGenerator(messages=iter([AIMessage(content="In 1969.")]), prompts=[])
+    parts = Components(
+        chat_model=generate,
+        judge_model=judge_model(
+            components("Apollo 11"), label("not_relevant"), knows="A", says=says
+        ),
+        retriever=scripted_retriever([doc("apollo", APOLLO, similarity=0.1)]),
+    )
+    config = {
+        "configurable": {"gate": False, "max_iterations": 1, "web_search": "none", **settings}
+    }
+    out = build_graph(parts, retry_interval=0).invoke({"question": "When?"}, config)
+    return out, generate.prompts  # type: ignore[return-value]
+
+
+def test_r_m_needs_a_sure_short_answer_when_t_a_is_set() -> None:
+    sure = answered(("19", 0.98), ("69", 0.95))
+    out, prompts = _unsure_run(sure, t_a=0.8)
+    assert out["basis"] == "model" and prompts == [generate_prompt.OPEN_WITHOUT_KNOWLEDGE]
+    checked = [e["detail"] for e in out["trace"] if e["event"] == "model_answer"]
+    assert checked[0]["answer"] == "1969" and checked[0]["unsure"] is False
+    # A guess (its digits unlikely) and an UNKNOWN are "Unknown", with their own reason.
+    for says in (answered(("19", 0.9), ("4", 0.2), ("1", 0.2)), answered(("UNKNOWN", 0.9))):
+        out, prompts = _unsure_run(says, t_a=0.8)
+        assert out["abstained"] is True and out["reason"] == "model_unsure"
+        assert prompts == []  # no answer is generated
+    # Unset for an injected model: no check, no call more.
+    out, _ = _unsure_run(answered(("UNKNOWN", 0.9)))
+    assert out["basis"] == "model"
+    assert not [e for e in out["trace"] if e["event"] == "model_answer"]
+
+
+def test_without_token_probabilities_the_model_is_unsure() -> None:
+    out, _ = _unsure_run(AIMessage(content="1969"), t_a=0.5)
+    assert out["reason"] == "model_unsure"
 
 
 def test_verify_off_never_makes_unknown_unreachable() -> None:

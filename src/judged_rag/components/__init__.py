@@ -127,6 +127,21 @@ class Components:
         spec = (cfg.judge_model or cfg.model).strip().lower()
         return T_M_MEASURED.get(spec, SRA_T_M)
 
+    def answer_trust_cutoff(self, cfg: Configuration) -> float:
+        """T_A a run uses: `cfg.t_a`, or when unset the measured value of the model asking C_M.
+
+        The short answer is asked of the same model as C_M; an injected model, or one
+        with no measured value, gets 0 (no check).
+        """
+        from judged_rag.configuration import T_A_MEASURED
+
+        if cfg.t_a is not None:
+            return cfg.t_a
+        if self._judge_injected(cfg):
+            return 0.0
+        spec = (cfg.judge_model or cfg.model).strip().lower()
+        return T_A_MEASURED.get(spec, 0.0)
+
     def knowledge_retriever(self, cfg: Configuration) -> BaseRetriever:
         """The knowledge-base retriever, built from `index_dir` when not injected."""
         if self.retriever is not None:

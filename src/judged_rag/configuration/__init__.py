@@ -21,6 +21,7 @@ from judged_rag.configuration.measured import (
     CHUNKRAG_FLOOR,
     JUDGE_THRESHOLDS,
     SRA_T_M,
+    T_A_MEASURED,
     T_M_MEASURED,
 )
 from judged_rag.configuration.policy import (
@@ -43,6 +44,7 @@ __all__ = [
     "SRA_T_M",
     "STRATEGIES",
     "TRUSTED",
+    "T_A_MEASURED",
     "T_M_MEASURED",
     "Access",
     "ClientSettings",

@@ -500,6 +500,17 @@ class Configuration:
         le=1.0,
         access="research",
     )
+    t_a: float | None = _f(
+        None,
+        "T_A: an answer from the model alone (R_M) also needs the model's short answer to "
+        "the question, asked with no documents, to be no UNKNOWN and to reach this "
+        "confidence (the geometric mean of its tokens' probabilities); one call more on that "
+        "route. Unset: the value measured for the bundled model that asks C_M "
+        "(T_A_MEASURED), no check (0) for any other model.",
+        ge=0.0,
+        le=1.0,
+        access="research",
+    )
 
     # budgets, per question
     max_llm_calls: int = _f(

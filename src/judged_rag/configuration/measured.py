@@ -28,3 +28,7 @@ T_M_MEASURED: dict[str, float] = {"local:qwen2.5-coder-1.5b": 0.705}
 it") that best separates questions it answers right alone from ones it cannot (Youden's
 J, on the retrieval-dependent set's rows the end-to-end evaluation does not use;
 BENCHMARKS.md, "The model's own confidence")."""
+
+T_A_MEASURED: dict[str, float] = {}
+"""T_A for a bundled model when `t_a` is unset (BENCHMARKS.md, "The model's own
+confidence"); a model not listed gets no check on R_M's short answer."""

@@ -16,6 +16,14 @@ the backend reports a cosine; a document without one is left out of S_max and th
 says so (no stand-in value). With no scored document, S_max is undefined and retrieval is
 not trusted. The paper's ties (S = T) are read as reaching the threshold.
 
+A second signal beyond the paper (`t_a`): C_M says whether the model believes it knows,
+not whether what it would say is right, and on the bundled model no cut-off on C_M
+alone both keeps the general-knowledge questions it answers and refuses made-up ones.
+So R_M also asks the model's short answer from the question alone; a reply of UNKNOWN,
+or one whose tokens' probabilities average (geometrically) under T_A, is "Unknown" with
+reason `model_unsure` (or, when the gate sent the question to the model, retrieval after
+all). One call more, on that route only.
+
 One guard beyond the paper (`namesake_guard`): R_M is refused when the question names a
 subject that no retrieved knowledge-base document names, while some name a similar one
 (a sibling company, a namesake): the model's confidence there is a confusion with the
@@ -39,6 +47,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.components.llm import Outcome, ShortAnswer
 from judged_rag.configuration import SRA_T_M, Configuration
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
@@ -47,7 +56,7 @@ from judged_rag.core.scores import sra_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import integrate as prompt
-from judged_rag.state import Basis, Cost, Doc, State, zero_cost
+from judged_rag.state import Basis, Cost, Doc, State, add_costs, zero_cost
 
 
 def decide_basis(s_max: float | None, c_m: float, cfg: Configuration) -> Basis:
@@ -89,6 +98,18 @@ def integrate(
     missing = uncovered(list(latest_judgments(state).values()), alternatives_asked(state, cfg))
     elsewhere = cfg.subject_grounding and not missing and not _grounded(state, knowledge)
     basis = decide_basis(None if missing or elsewhere else s_max, c_m, cfg)
+    unsure: bool | None = None
+    if basis == "model" and cfg.t_a:
+        # C_M says the model believes it knows; its short answer says how sure it is.
+        known = state.get("model_unsure")
+        if known is not None and state.get("gate_fallback") == "retrieving":
+            unsure = known
+        else:
+            unsure, checked = _model_unsure(state, config, cfg, deps)
+            cost = add_costs(cost, checked.cost)
+            events += checked.events
+        if unsure:
+            basis = "none"
     events.append(
         event(
             "integrate",
@@ -107,6 +128,8 @@ def integrate(
     if elsewhere:
         events.append(event("integrate", "subject_not_grounded", s_max=s_max))
     update: dict[str, Any] = {"cost": cost, "trace": events, "self_confidence": c_m}
+    if unsure is not None:
+        update["model_unsure"] = unsure
     if basis == "none" and state.get("gate_route") == "direct":
         # The gate sent the question to the model and the model does not know it: the
         # knowledge base may (the gate's cut-off is a percentile, not a proof).
@@ -115,7 +138,7 @@ def integrate(
     if state.get("gate_fallback") == "retrieving":
         update["gate_fallback"] = "retrieved"
     retrieved = bool(state.get("documents") or state.get("web_results"))
-    reason = None if basis != "none" else _declined(retrieved)
+    reason = None if basis != "none" else "model_unsure" if unsure else _declined(retrieved)
     if basis == "model" and cfg.namesake_guard:
         documents = state.get("documents") or []
         similar = [t for q in missing or [state["question"]] for t in namesakes_only(q, documents)]
@@ -147,6 +170,41 @@ def _declined(retrieved: bool) -> str:
     `no_trusted_source`: what was retrieved was not trusted either.
     """
     return "no_trusted_source" if retrieved else "model_declined"
+
+
+def _model_unsure(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> tuple[bool, Outcome[ShortAnswer | None]]:
+    """Whether the model's short answer, asked with no documents, is UNKNOWN or under T_A.
+
+    A failed call or a reply without token probabilities is unsure: the check could not
+    be made, and R_M is the route that rests on the model alone.
+    """
+    step = deps.step("integrate", state, config, cfg, keep=("answer", "verification"))
+    if step.exhausted:
+        exhausted = event("integrate", "budget", exhausted=step.exhausted, check="model_answer")
+        return True, Outcome(value=None, cost=zero_cost(), events=[exhausted])
+    user = prompt.ANSWER_USER.format(question=state["question"])
+    outcome = step.short_answer(
+        [SystemMessage(prompt.ANSWER_SYSTEM), HumanMessage(user)],
+        max_tokens=prompt.ANSWER_MAX_TOKENS,
+        default="unsure",
+    )
+    found = outcome.value
+    declined = found is not None and found.text.upper().strip(" .!").startswith(prompt.DECLINED)
+    confidence = None if found is None else found.confidence
+    unsure = declined or confidence is None or confidence < (cfg.t_a or 0.0)
+    outcome.events.append(
+        event(
+            "integrate",
+            "model_answer",
+            answer=None if found is None else found.text[:120],
+            a_m=confidence,
+            t_a=cfg.t_a,
+            unsure=unsure,
+        )
+    )
+    return unsure, outcome
 
 
 def _self_confidence(

@@ -42,6 +42,7 @@ def begin_run(state: Any) -> dict[str, Any]:
         "gate_route": "retrieve",
         "gate_fallback": "no",
         "self_confidence": None,
+        "model_unsure": None,
         "conflict": None,
         "answer": "",
         "draft": "",

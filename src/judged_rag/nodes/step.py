@@ -29,9 +29,11 @@ from judged_rag.components.llm import (
     Outcome,
     Reply,
     Retries,
+    ShortAnswer,
     extract_call,
     letter_call,
     letter_list_call,
+    short_answer_call,
     structured_call,
     text_call,
 )
@@ -63,14 +65,16 @@ class NodeDeps:
         """The run's settings (resolved once per distinct request, then cached).
 
         `judge="auto"` is resolved here, by the judge's model (`Components.judge_kind`),
-        so every node sees the judge the run really uses; so is an unset `t_m`
-        (`Components.self_trust_cutoff`).
+        so every node sees the judge the run really uses; so are an unset `t_m`
+        (`Components.self_trust_cutoff`) and `t_a` (`Components.answer_trust_cutoff`).
         """
         cfg = self.settings.resolve(config, runtime.context if runtime is not None else None)
         if cfg.judge == "auto":
             cfg = cfg.replace(judge=self.components.judge_kind(cfg))
         if cfg.t_m is None:
             cfg = cfg.replace(t_m=self.components.self_trust_cutoff(cfg))
+        if cfg.t_a is None:
+            cfg = cfg.replace(t_a=self.components.answer_trust_cutoff(cfg))
         return cfg
 
     def step(
@@ -237,6 +241,19 @@ class LLMStep:
             ctx=self.ctx,
             default=default,
             count_round=count_round,
+        )
+
+    def short_answer(
+        self, messages: Sequence[BaseMessage], *, max_tokens: int, default: Any
+    ) -> Outcome[ShortAnswer | None]:
+        """A short answer with its tokens' probabilities; None recorded as a fallback."""
+        return short_answer_call(
+            self.model,
+            messages,
+            max_tokens=max_tokens,
+            config=self.config,
+            ctx=self.ctx,
+            default=default,
         )
 
     def text(self, messages: Sequence[BaseMessage]) -> Outcome[Reply | None]:
