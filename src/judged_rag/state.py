@@ -270,7 +270,8 @@ class State(InputState, OutputState):
     """The gate's decision: use the knowledge base, or answer from the model directly."""
     gate_fallback: NotRequired[Literal["no", "retrieving", "retrieved"]]
     """"retrieving": the gate sent the question to the model, the model was not confident
-    (C_M < T_M, or its short answer unsure), so the run retrieves after all; "retrieved" once it has (once a run)."""
+    (C_M < T_M, or its short answer unsure), so the run retrieves after all; "retrieved"
+    once it has (once a run)."""
     self_confidence: NotRequired[float | None]
     """C_M, once asked: a run that retrieves after the model declined does not ask again."""
     model_unsure: NotRequired[bool | None]

@@ -172,6 +172,13 @@ def _declined(retrieved: bool) -> str:
     return "no_trusted_source" if retrieved else "model_declined"
 
 
+def is_unsure(answer: str | None, confidence: float | None, t_a: float) -> bool:
+    """R_M's check on the model's short answer: no answer, UNKNOWN, or a confidence under T_A."""
+    if not answer or answer.upper().strip(" .!").startswith(prompt.DECLINED):
+        return True
+    return confidence is None or confidence < t_a
+
+
 def _model_unsure(
     state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
 ) -> tuple[bool, Outcome[ShortAnswer | None]]:
@@ -191,9 +198,8 @@ def _model_unsure(
         default="unsure",
     )
     found = outcome.value
-    declined = found is not None and found.text.upper().strip(" .!").startswith(prompt.DECLINED)
     confidence = None if found is None else found.confidence
-    unsure = declined or confidence is None or confidence < (cfg.t_a or 0.0)
+    unsure = is_unsure(None if found is None else found.text, confidence, cfg.t_a or 0.0)
     outcome.events.append(
         event(
             "integrate",

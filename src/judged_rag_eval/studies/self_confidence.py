@@ -35,6 +35,7 @@ from judged_rag.components.llm import CallContext, letter_call, short_answer_cal
 from judged_rag.components.local_model import stop_all_servers
 from judged_rag.components.models import load_chat_model
 from judged_rag.configuration import Configuration
+from judged_rag.nodes.integrate import is_unsure
 from judged_rag.prompts import integrate as prompt
 from judged_rag_eval.datasets.rdq import HEADLINE_DATA_FILE, QUESTIONS_FILE, SHIPPED_IDS
 from judged_rag_eval.items import load_user_items, seeded_order
@@ -251,12 +252,7 @@ def passes(row: dict[str, Any], t_m: float, t_a: float) -> bool:
     """
     if row["c_m"] is None or row["c_m"] < t_m:
         return False
-    if t_a <= 0:
-        return True
-    text = (row.get("short_answer") or "").strip().upper().rstrip(".")
-    if not text or text.startswith(prompt.DECLINED):
-        return False
-    return row.get("a_m") is not None and float(row["a_m"]) >= t_a
+    return t_a <= 0 or not is_unsure(row.get("short_answer"), row.get("a_m"), t_a)
 
 
 def report_answers(out: Path, ceiling: float) -> None:
