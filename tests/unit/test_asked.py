@@ -40,6 +40,17 @@ def test_the_form_of_a_question(question: str, quantity: bool, time: bool) -> No
         ("When does the PRB meet?", "the Product Review Board", False),
         ("In what year was it founded?", "1923", True),
         ("Who chairs the board?", "Rosos Dakrebrok", True),  # any copy: not a form it checks
+        # A measure asked: a copy in another measure's unit is not it.
+        ("How loud is the TPMG in operation?", "180 centimetres", False),
+        ("How loud is the TPMG in operation?", "quieter than 25 dB(A)", True),
+        ("How heavy is the unit?", "30 cm", False),
+        ("Give the weight of the unit.", "1.5 kg", True),
+        ("What is the speed limit on site?", "20 km/h", True),
+        ("What is the speed limit on site?", "20 kg", False),
+        ("What supply voltage does the GFBC need?", "48", True),  # no unit: not checked
+        ("How high is the fee?", "40 euros", True),  # money is no measure it knows
+        ("How high is the maximum temperature?", "45 °C", True),  # two measures asked
+        ("What is the minimum password length?", "12 characters", True),
     ],
 )
 def test_a_copy_fits_the_form(question: str, copy: str, fits: bool) -> None:

@@ -11,6 +11,10 @@ question's form makes plain, with no call:
   when (a time), is not answered by a copy with no number, no number word and no word of
   time ("RB-7 relay board" for "What is the lead time …?" has a number, so it passes;
   "the spare parts desk" for "How long …?" does not);
+- **the measure**: a question asking how loud, heavy, tall or hot something is, or its
+  speed, power or voltage, is not answered by a copy whose unit measures something
+  else ("180 centimetres" for "How loud is the unit?"); a copy with no unit, or a
+  question asking several measures at once ("How high is the temperature?"), passes;
 - **the year or version asked**: "How many staff did it employ in 2023?" is answered only
   by a chunk that names 2023 (in its text or its note, which carries its document's
   date), and "… in firmware 4.2?" only by one that names 4.2.
@@ -175,8 +179,63 @@ def _last_clause(question: str) -> str:
     return parts[-1] if len(parts) > 1 else question
 
 
+MEASURES: dict[str, re.Pattern[str]] = {
+    "sound": re.compile(r"\bhow\s+loud\b|\bloudness\b|\b(?:noise|sound)\s+level\b", re.I),
+    "mass": re.compile(r"\bhow\s+heavy\b|\bweigh(?:s|t)?\b|\bmass\b", re.I),
+    "length": re.compile(
+        r"\bhow\s+(?:tall|high|wide|deep|far)\b|\b(?:height|width|depth|length|distance)\b",
+        re.I,
+    ),
+    "temperature": re.compile(r"\btemperature\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
+    "speed": re.compile(r"\bhow\s+fast\b|\bspeed\b", re.I),
+    "power": re.compile(r"\bwattage\b|\bpower\s+(?:consumption|draw|rating|use)\b", re.I),
+    "voltage": re.compile(r"\bvoltage\b", re.I),
+}
+"""What a question asks to be measured, by its words ("how long" is left out: a time or
+a length)."""
+
+UNITS: dict[str, str] = {
+    **dict.fromkeys(["db", "dba", "decibel", "decibels"], "sound"),
+    **dict.fromkeys(
+        ["kg", "g", "mg", "tonne", "tonnes", "kilogram", "kilograms", "gram", "grams"], "mass"
+    ),
+    **dict.fromkeys(["lb", "lbs"], "mass"),
+    **dict.fromkeys(["m", "cm", "mm", "km", "ft", "feet", "foot", "inch", "inches"], "length"),
+    **dict.fromkeys(["mile", "miles", "yard", "yards"], "length"),
+    **{
+        f"{prefix}{base}{plural}": "length"
+        for prefix in ("", "centi", "milli", "kilo")
+        for base in ("metre", "meter")
+        for plural in ("", "s")
+    },
+    **dict.fromkeys(["°c", "°f", "celsius", "fahrenheit"], "temperature"),
+    **dict.fromkeys(["km/h", "kph", "mph", "knot", "knots", "m/s"], "speed"),
+    **dict.fromkeys(["w", "kw", "watt", "watts", "kilowatt", "kilowatts"], "power"),
+    **dict.fromkeys(["v", "kv", "volt", "volts"], "voltage"),
+}
+"""Units a copy may state, by what they measure."""
+
+_UNIT = re.compile(r"\d[\d,.]*\s*(°\s*[cf]\b|km/h|m/s|[^\W\d_]+)", re.I)
+
+
+def measure_asked(question: str) -> str | None:
+    """What the question asks to be measured, or None (none, or several at once)."""
+    asked = [m for m, pattern in MEASURES.items() if pattern.search(_last_clause(question))]
+    return asked[0] if len(asked) == 1 else None
+
+
+def measures_stated(copy: str) -> set[str]:
+    """What the units right after the copy's numbers measure ("25 decibels": sound)."""
+    units = (" ".join(m.group(1).lower().split()) for m in _UNIT.finditer(copy))
+    return {UNITS[u.replace(" ", "")] for u in units if u.replace(" ", "") in UNITS}
+
+
 def of_kind(question: str, copy: str) -> bool:
     """Whether the copy can be what the question's form asks for (see the module)."""
+    asked = measure_asked(question)
+    stated = measures_stated(copy) if asked else set()
+    if stated and asked not in stated:
+        return False
     quantity, time = asks_quantity(question), asks_time(question)
     if not (quantity or time):
         return True
