@@ -1,7 +1,8 @@
 """LLM calls that survive small local models: structured output, tolerant parsing, costs.
 
 Every LLM step goes through `structured_call`, `letter_call`, `letter_list_call`,
-`extract_call` or `text_call` (the answer), which all return an `Outcome` and:
+`reading_call` (a short reply and its tokens' odds) or `text_call` (the answer), which
+all return an `Outcome` and:
 - ask for structured output the way the backend supports (tool calling or JSON schema),
 - salvage what they can from a malformed reply (JSON inside prose, label spellings),
 - retry an unreadable reply or a transient backend error within the call, up to the
@@ -615,35 +616,6 @@ NONE_REPLY = "NONE"
 """What the extracting judge answers when a document does not state the answer."""
 
 
-def extract_call(
-    model: BaseChatModel,
-    messages: Sequence[BaseMessage],
-    *,
-    max_tokens: int,
-    config: RunnableConfig,
-    ctx: CallContext,
-    default: Any = None,
-    count_round: bool = False,
-) -> Outcome[Extraction | None]:
-    """Ask for a short answer copied from a document (or NONE), with the first token's odds.
-
-    Like `letter_call`, the first token's top alternatives give a probability: here
-    the share on NONE, how sure the model is that the document holds no answer. An empty
-    reply is unreadable and retried; failures follow `structured_call`.
-    """
-    return _logprob_call(
-        model,
-        messages,
-        read_extraction,
-        unreadable="empty reply",
-        max_tokens=max_tokens,
-        config=config,
-        ctx=ctx,
-        default=default,
-        count_round=count_round,
-    )
-
-
 def read_extraction(message: BaseMessage) -> Extraction | None:
     """The answer a reply copied, whether it said NONE, and P(NONE) on its first token."""
     text = message_text(message).strip().strip("\"'`").strip()
@@ -680,24 +652,29 @@ class ShortAnswer:
         return round(math.exp(mean_log / len(self.probabilities)), 4)
 
 
-def short_answer_call(
+def reading_call(
     model: BaseChatModel,
     messages: Sequence[BaseMessage],
+    read: Callable[[BaseMessage], R | None],
     *,
     max_tokens: int,
     config: RunnableConfig,
     ctx: CallContext,
     default: Any = None,
     count_round: bool = True,
-) -> Outcome[ShortAnswer | None]:
-    """Ask for a short answer and read the probability of each token of its first line.
+) -> Outcome[R | None]:
+    """Ask for a short reply with its tokens' log-probabilities, read by `read`.
 
-    An empty reply is unreadable and retried; failures follow `structured_call`.
+    `read_extraction` reads a copy from a document or NONE, with P(NONE) on the first
+    token; `read_short_answer` an answer from the model's own knowledge with each
+    token's probability. An empty reply reads as None: it is retried like any
+    unreadable one; failures follow `structured_call`. A fanned-out call (the judge)
+    leaves the rounds to its join (`count_round=False`).
     """
     return _logprob_call(
         model,
         messages,
-        read_short_answer,
+        read,
         unreadable="empty reply",
         max_tokens=max_tokens,
         config=config,

@@ -47,7 +47,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from judged_rag.components.llm import Outcome, ShortAnswer
+from judged_rag.components.llm import Outcome, ShortAnswer, read_short_answer
 from judged_rag.configuration import SRA_T_M, Configuration
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
@@ -192,8 +192,9 @@ def _model_unsure(
         exhausted = event("integrate", "budget", exhausted=step.exhausted, check="model_answer")
         return True, Outcome(value=None, cost=zero_cost(), events=[exhausted])
     user = prompt.ANSWER_USER.format(question=state["question"])
-    outcome = step.short_answer(
+    outcome = step.reading(
         [SystemMessage(prompt.ANSWER_SYSTEM), HumanMessage(user)],
+        read_short_answer,
         max_tokens=prompt.ANSWER_MAX_TOKENS,
         default="unsure",
     )

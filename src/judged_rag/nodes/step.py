@@ -23,17 +23,14 @@ from pydantic import BaseModel
 from judged_rag.components import Components
 from judged_rag.components.llm import (
     CallContext,
-    Extraction,
     LetterChoice,
     Method,
     Outcome,
     Reply,
     Retries,
-    ShortAnswer,
-    extract_call,
     letter_call,
     letter_list_call,
-    short_answer_call,
+    reading_call,
     structured_call,
     text_call,
 )
@@ -43,6 +40,7 @@ from judged_rag.core.inputs import check_question
 from judged_rag.state import Cost, TraceEvent, add_costs
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -224,36 +222,25 @@ class LLMStep:
             count_round=count_round,
         )
 
-    def extract(
+    def reading(
         self,
         messages: Sequence[BaseMessage],
+        read: Callable[[BaseMessage], R | None],
         *,
         max_tokens: int,
         default: Any,
         count_round: bool = True,
-    ) -> Outcome[Extraction | None]:
-        """A short answer copied from a document, or NONE; None recorded as a fallback."""
-        return extract_call(
+    ) -> Outcome[R | None]:
+        """A short reply read by `read` (`reading_call`); None recorded as a fallback."""
+        return reading_call(
             self.model,
             messages,
+            read,
             max_tokens=max_tokens,
             config=self.config,
             ctx=self.ctx,
             default=default,
             count_round=count_round,
-        )
-
-    def short_answer(
-        self, messages: Sequence[BaseMessage], *, max_tokens: int, default: Any
-    ) -> Outcome[ShortAnswer | None]:
-        """A short answer with its tokens' probabilities; None recorded as a fallback."""
-        return short_answer_call(
-            self.model,
-            messages,
-            max_tokens=max_tokens,
-            config=self.config,
-            ctx=self.ctx,
-            default=default,
         )
 
     def text(self, messages: Sequence[BaseMessage]) -> Outcome[Reply | None]:

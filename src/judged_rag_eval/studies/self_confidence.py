@@ -25,13 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from judged_rag.components.llm import CallContext, letter_call, short_answer_call
+from judged_rag.components.llm import CallContext, letter_call, read_short_answer, reading_call
 from judged_rag.components.local_model import stop_all_servers
 from judged_rag.components.models import load_chat_model
 from judged_rag.configuration import Configuration
@@ -74,12 +75,13 @@ def confidence(model: BaseChatModel, question: str) -> float | None:
 
 def short_answer(model: BaseChatModel, question: str) -> dict[str, Any]:
     """The integrate node's check on R_M: the short answer and its tokens' odds."""
-    out = short_answer_call(
+    out = reading_call(
         model,
         [
             SystemMessage(prompt.ANSWER_SYSTEM),
             HumanMessage(prompt.ANSWER_USER.format(question=question)),
         ],
+        read_short_answer,
         max_tokens=prompt.ANSWER_MAX_TOKENS,
         config={},
         ctx=CallContext("integrate"),
@@ -138,16 +140,25 @@ def rows_to_score(rdq: Path, held_out: int) -> list[dict[str, Any]]:
 
 
 def run(model: BaseChatModel, rdq: Path, out: Path, held_out: int) -> None:
-    """Score every question not scored yet, appending one JSON line each."""
+    """C_M of every question not scored yet, appending one JSON line each."""
+    _score(
+        rows_to_score(rdq, held_out), out, lambda row: {"c_m": confidence(model, row["question"])}
+    )
+
+
+def _score(
+    rows: list[dict[str, Any]], out: Path, measure: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    """Add `measure`'s fields to each row `out` does not hold yet, one JSON line each."""
     done = set()
     if out.is_file():
         done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()}
-    todo = [r for r in rows_to_score(rdq, held_out) if r["id"] not in done]
+    todo = [r for r in rows if r["id"] not in done]
     print(f"{len(done)} scored earlier, {len(todo)} to score")
     with out.open("a", encoding="utf-8") as handle:
         for row in todo:
             started = time.monotonic()
-            row["c_m"] = confidence(model, row["question"])
+            row.update(measure(row))
             row["seconds"] = round(time.monotonic() - started, 3)
             handle.write(json.dumps(row) + "\n")
             handle.flush()
@@ -194,21 +205,13 @@ def answer_rows(rdq: Path, held_out: int) -> list[dict[str, Any]]:
 
 def run_answers(model: BaseChatModel, rdq: Path, out: Path, held_out: int) -> None:
     """C_M and the short answer of every question not scored yet, one JSON line each."""
-    done = set()
-    if out.is_file():
-        done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()}
-    todo = [r for r in answer_rows(rdq, held_out) if r["id"] not in done]
-    print(f"{len(done)} scored earlier, {len(todo)} to score")
-    with out.open("a", encoding="utf-8") as handle:
-        for row in todo:
-            started = time.monotonic()
-            row["c_m"] = confidence(model, row["question"])
-            row.update(short_answer(model, row["question"]))
-            text = row["short_answer"] or ""
-            row["right"] = bool(row["answers"]) and contains_answer(text, row["answers"])
-            row["seconds"] = round(time.monotonic() - started, 3)
-            handle.write(json.dumps(row) + "\n")
-            handle.flush()
+
+    def measure(row: dict[str, Any]) -> dict[str, Any]:
+        found = {"c_m": confidence(model, row["question"]), **short_answer(model, row["question"])}
+        text = found["short_answer"] or ""
+        return {**found, "right": bool(row["answers"]) and contains_answer(text, row["answers"])}
+
+    _score(answer_rows(rdq, held_out), out, measure)
 
 
 def report(out: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from judged_rag.components.llm import Extraction
+from judged_rag.components.llm import Extraction, read_extraction
 from judged_rag.configuration import Configuration
 from judged_rag.core.asked import names_pinned, of_kind, pinned
 from judged_rag.core.comparison import compared
@@ -51,8 +51,9 @@ class Extract(OneDocumentJudge):
         focus = alternative_named(alternatives, doc)
         asked = focus and prompt.EXTRACT_CHOICE.format(question=task["question"], subject=focus)
         with deps.components.judge_slots(cfg.judge_concurrency):
-            found = step.extract(
+            found = step.reading(
                 extract_messages(asked or task["question"], titled(doc)),
+                read_extraction,
                 max_tokens=prompt.EXTRACT_MAX_TOKENS,
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out
@@ -74,8 +75,9 @@ class Extract(OneDocumentJudge):
                     question=task["question"], copy=judged["evidence"]
                 )
                 read_again = titled({**doc, "content": f"{later.first} {later.text}"})
-                reread = again.extract(
+                reread = again.reading(
                     extract_messages(asked_again, read_again),
+                    read_extraction,
                     max_tokens=prompt.EXTRACT_MAX_TOKENS,
                     default=FALLBACK.model_dump(),
                     count_round=False,
