@@ -110,6 +110,9 @@ class Judgment(TypedDict):
     relevance: NotRequired[RelevanceScores]
     """ChunkRAG's scores of the chunk (setting `judge="chunkrag"`); its label is given at
     the join, by the round's threshold."""
+    grounded: NotRequired[bool]
+    """False when `assess` made a Highly Relevant judgment Somewhat Relevant because its
+    document does not name what the question names (`subject_grounding`)."""
     hop: NotRequired[bool]
     """Judged against the hop's first question (`State.hop`), not the run's: it counts
     for finding the name, never as support for the answer."""

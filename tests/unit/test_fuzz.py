@@ -501,13 +501,21 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
     judge_fallbacks = sum(1 for e in trace if e["node"] == "judge" and e["event"] == "fallback")
     check(judged_by_fallback == judge_fallbacks, "judge fallbacks and fallback judgments differ")
 
-    # An answer with no text ends the run, and says why.
+    # An answer with no text ends the run, and says why; or the judge's copies answer,
+    # and the verifier says it wrote the answer from them.
     empty = [i for i, a in enumerate(answers.served) if not answer_text(a)]
     fed["generate"] += len(answers.served)
     fed["generate unreadable"] += len(empty)
     if empty:
         check(empty == [len(answers.served) - 1], "the run went on after an empty answer")
-        check(out["reason"] == "generation_failed", f"empty answer, reason {out['reason']}")
+        stated = any(
+            e["node"] == "verify" and e["event"] in ("quote_stated", "conflict_stated")
+            for e in trace
+        )
+        check(
+            out["reason"] == "generation_failed" or (stated and not out["abstained"]),
+            f"empty answer, reason {out['reason']}",
+        )
         check(
             any(e["node"] == "generate" and e["event"] == "fallback" for e in trace),
             "empty answer not recorded by generate",

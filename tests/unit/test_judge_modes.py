@@ -344,6 +344,40 @@ def test_by_default_a_page_that_never_names_the_subject_is_still_judged() -> Non
     assert judged(out)["minutes"]["by"] == "subject_check" and out["abstained"] is True
 
 
+def test_support_about_someone_else_is_somewhat_relevant_and_ranked_after_the_subjects() -> None:
+    # Another person's page gave a year with the judge sure of it; the subject's own page
+    # fell just under the threshold. The other page is no support: the loop goes on,
+    # and the subject's page leads the knowledge.
+    question = "In what year was Drabruth Letel born?"
+    own = doc("own", "Drabruth Letel\nDrabruth Letel (born 1917) is a writer.", similarity=0.45)
+    other = doc("other", "Nevu Drabri\nNevu Drabri (1798–1855) was a poet.", similarity=0.75)
+
+    def parts() -> Components:
+        return Components(
+            chat_model=generator("Drabruth Letel was born in 1917 [1]."),
+            judge_model=judge_model(
+                quote("1917", **{"191": 0.99, "NONE": 0.01}),  # 0.5 * 0.99 + 0.5 * 0.45
+                quote("1798", **{"179": 0.99, "NONE": 0.01}),
+                verdict(),
+                knows="B",
+            ),
+            retriever=scripted_retriever([own, other]),
+        )
+
+    settings: dict[str, Any] = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
+    out = run(parts(), question, **settings)
+    assert judged(out)["other"]["label"] == "highly_relevant"  # the judge's own label
+    relabelled = [e["detail"] for e in out["trace"] if e["event"] == "not_grounded"]
+    assert relabelled == [{"documents": ["other"]}]
+    combined = next(e["detail"] for e in out["trace"] if e["event"] == "combined")
+    assert combined["sets"]["D_H"] == 0 and combined["chosen"][0] == "own"
+    assert out["answer"] == "Drabruth Letel was born in 1917 [1]." and not out["abstained"]
+    # Off, the other person's year is the support the generator is given.
+    out = run(parts(), question, **settings, subject_grounding=False)
+    combined = next(e["detail"] for e in out["trace"] if e["event"] == "combined")
+    assert combined["chosen"] == ["other"]
+
+
 def test_pages_all_about_other_people_cost_no_judge_call() -> None:
     question = "In what year did Vosk Tarren die?"
     others = [
@@ -544,14 +578,34 @@ def test_a_quote_not_in_the_document_is_no_support() -> None:
     assert out["abstained"]
 
 
-def test_a_reply_of_citations_only_is_no_answer() -> None:
+def test_a_reply_of_citations_only_is_no_answer_and_the_judges_copy_answers() -> None:
     out = _quoted_run("[1]")
     fallbacks = [
         e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("generate", "fallback")
     ]
     assert fallbacks and fallbacks[0]["error"] == "CitationsOnly"
-    assert out["abstained"] and out["reason"] == "generation_failed"
+    # The one Highly Relevant document's copy, cited, written without a call.
+    assert out["answer"] == "20 July 1969 [1]" and not out["abstained"]
+    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
+    stated = [e["detail"] for e in out["trace"] if e["event"] == "quote_stated"]
+    assert stated == [{"documents": [1]}]
     assert out["cost"]["llm_calls"] == 4  # no verifier call for a draft that says nothing
+
+
+def test_without_a_copy_a_reply_of_citations_only_abstains() -> None:
+    # Somewhat Relevant only (the answers the judge gave are not in the documents).
+    parts = Components(
+        chat_model=generator("[1]"),
+        judge_model=judge_model(
+            quote("Tranquility Base", Tr=0.9, NONE=0.1),
+            quote("Tranquility Base", Tr=0.9, NONE=0.1),
+            knows="B",
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    out = run(parts, judge="extract", max_iterations=1, web_search="none")
+    assert out["basis"] == "none" and out["reason"] == "generation_failed"
+    assert not [e for e in out["trace"] if e["event"] == "quote_stated"]
 
 
 def test_a_sibling_organisations_page_is_no_evidence() -> None:

@@ -295,11 +295,13 @@ class Configuration:
     )
     subject_grounding: bool = _f(
         True,
-        "SRA, checked on the whole knowledge after every chunk was judged: when the "
-        "question names something (a run of capitalised words) that no document of the "
-        "knowledge names, in its text, title or context note, retrieval is not trusted "
-        "(S_max undefined): the documents are about something else, a sibling office or "
-        "a namesake. No chunk is removed from judgment by it. It reads the context notes "
+        "Support must name what the question names (a run of capitalised words), in its "
+        "text, title or context note: at each judge round's join a Highly Relevant "
+        "document that does not is made Somewhat Relevant (ranked after those that do) "
+        "and the loop goes on; and when no document of the knowledge names it, retrieval "
+        "is not trusted (SRA's S_max undefined): the documents are about something else, "
+        "a sibling office or a namesake. No chunk is removed from judgment by it. It "
+        "reads the context notes "
         "judged-rag's index gives every chunk; with a retriever of your own whose chunks "
         "say 'she' or 'the unit' without naming it, consider turning it off.",
         access="research",

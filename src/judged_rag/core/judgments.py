@@ -59,7 +59,9 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
     Best: the judge's own score (`judge_score`: its probability that the document states
     the answer, with the cosine mixed in) where it gave one, so that a document the
     judge found the answer in leads its set even when its label fell just under the
-    threshold; SRA's composite score otherwise, and to break ties.
+    threshold; SRA's composite score otherwise, and to break ties. A judgment made
+    Somewhat Relevant for not naming the question's subject (`grounded` False) comes
+    after every other of its set.
     """
     judged = latest_judgments(state)
     sets: dict[str, list[Doc]] = {label: [] for label in LABELS}
@@ -68,11 +70,12 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
         if judgment is not None:
             sets[judgment["label"]].append(doc)
 
-    def rank(doc: Doc) -> tuple[float, float]:
+    def rank(doc: Doc) -> tuple[bool, float, float]:
         judgment = judged[doc["id"]]
         own = judgment.get("judge_score")
         composite = float(judgment["composite_score"])
-        return (-(float(own) if own is not None else composite), -composite)
+        off_subject = judgment.get("grounded") is False
+        return (off_subject, -(float(own) if own is not None else composite), -composite)
 
     for docs in sets.values():
         docs.sort(key=rank)

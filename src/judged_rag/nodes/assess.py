@@ -31,7 +31,7 @@ from judged_rag.core.judgments import (
     latest_judgments,
     uncovered,
 )
-from judged_rag.core.quotes import SUBJECT_COVERAGE, subject_coverage
+from judged_rag.core.quotes import SUBJECT_COVERAGE, names_subject, subject_coverage
 from judged_rag.core.trace import event
 from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import NodeDeps
@@ -89,6 +89,11 @@ def assess(
     labelled, events = strategy(cfg).label_round(state.get("judgments") or [], iteration, cfg)
     # Events: the judge labels its rounds at the join (ChunkRAG's), and this one had scores.
     relabelled = labelled if events else None
+    if cfg.subject_grounding:
+        grounded, off = _grounded_support(state, labelled, iteration)
+        if off:
+            relabelled = grounded
+            events.append(event("assess", "not_grounded", documents=off))
     if relabelled is not None:
         state = {**state, "judgments": relabelled}
     judged = list(latest_judgments(state).values())
@@ -153,6 +158,39 @@ def assess(
         if hop_update["answer"]:
             update["pending"] = []  # named: the rest of the round is not judged for it
     return update
+
+
+def _grounded_support(
+    state: State, judgments: list[Judgment], iteration: int
+) -> tuple[list[Judgment], list[str]]:
+    """The judgments with the round's off-subject support made Somewhat Relevant.
+
+    `subject_grounding`: a Highly Relevant judgment of a document that does not name
+    what the question names (its text, title and context note) answers for something
+    else, a namesake or a sibling office, however sure the judge was of its copy. It
+    stays in the knowledge as Somewhat Relevant, after those that name it
+    (`Judgment.grounded`); the round goes on as if it had not been found. Judgments
+    made for the hop's first question are left alone. The ids of those relabelled.
+    """
+    question = hops.asked(state)
+    docs = {d["id"]: d for d in state.get("documents") or []}
+    off: list[str] = []
+    out: list[Judgment] = []
+    for j in judgments:
+        doc = docs.get(j["doc_id"])
+        if (
+            j["iteration"] == iteration
+            and j["label"] == "highly_relevant"
+            and not j.get("hop")
+            and doc is not None
+            and not names_subject(question, doc["title"], doc["content"])
+        ):
+            why = "the document does not name what the question names"
+            j = {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"}
+            j["grounded"] = False
+            off.append(j["doc_id"])
+        out.append(j)
+    return out, off
 
 
 def superseders(
