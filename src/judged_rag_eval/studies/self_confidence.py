@@ -174,7 +174,8 @@ def answer_rows(rdq: Path, held_out: int) -> list[dict[str, Any]]:
 
     RDQ's rows: `natural` (people and places not renamed: a model may know the answer),
     `unknown` (renamed or fictional subjects) and `no_evidence`; the hand-written rows
-    (`MODEL_KNOWLEDGE`) are all held out: nothing is fitted on them.
+    (`MODEL_KNOWLEDGE`): general knowledge and made-up subjects of many shapes, those of
+    `split` "fit" beside RDQ's calibration rows, those of "check" held out.
     """
     answers = {}
     with (rdq / QUESTIONS_FILE).open(encoding="utf-8") as handle:
@@ -199,7 +200,8 @@ def answer_rows(rdq: Path, held_out: int) -> list[dict[str, Any]]:
         if line.strip():
             row = json.loads(line)
             knowable = row["group"] == "general"
-            rows.append({**row, "knowable": knowable, "held_out": True, "transformation": None})
+            held = row["split"] == "check"
+            rows.append({**row, "knowable": knowable, "held_out": held, "transformation": None})
     return rows
 
 
@@ -266,12 +268,14 @@ def report_answers(out: Path, ceiling: float) -> None:
     through; then the same pair on the held-out parts.
     """
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    rdq = ("natural", "unknown", "no_evidence")
     parts = {
-        "calibration (RDQ)": [r for r in rows if not r["held_out"]],
-        "held out (RDQ headline rows)": [
-            r for r in rows if r["held_out"] and r["group"] in ("natural", "unknown", "no_evidence")
+        "calibration (RDQ)": [r for r in rows if not r["held_out"] and r["group"] in rdq],
+        "calibration (hand-written)": [
+            r for r in rows if not r["held_out"] and r["group"] not in rdq
         ],
-        "held out (hand-written)": [r for r in rows if r["group"] in ("general", "made_up")],
+        "held out (RDQ headline rows)": [r for r in rows if r["held_out"] and r["group"] in rdq],
+        "held out (hand-written)": [r for r in rows if r["held_out"] and r["group"] not in rdq],
     }
 
     def rates(part: list[dict[str, Any]], t_m: float, t_a: float) -> tuple[int, int, int, int]:
@@ -284,7 +288,7 @@ def report_answers(out: Path, ceiling: float) -> None:
             len(unknowable),
         )
 
-    calibration = parts["calibration (RDQ)"]
+    calibration = [*parts["calibration (RDQ)"], *parts["calibration (hand-written)"]]
     best: tuple[float, float, float] | None = None
     print("calibration grid: known passing / unknowable passing")
     for t_m in T_M_GRID:
