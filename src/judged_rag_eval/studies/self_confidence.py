@@ -264,8 +264,10 @@ def report_answers(out: Path, ceiling: float) -> None:
     """Known and unknowable pass rates per (T_M, T_A), fitted on calibration rows only.
 
     Known: knowable rows the short answer gets right. The chosen pair keeps the most
-    known rows among those letting at most `ceiling` of the unknowable calibration rows
-    through; then the same pair on the held-out parts.
+    known rows among those letting at most `ceiling` of each calibration part's
+    unknowable rows through (RDQ's, the hand-written ones: a pooled share would hide one
+    shape behind the other's numbers); then the same pair, and today's default, on the
+    held-out parts.
     """
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
     rdq = ("natural", "unknown", "no_evidence")
@@ -289,6 +291,7 @@ def report_answers(out: Path, ceiling: float) -> None:
         )
 
     calibration = [*parts["calibration (RDQ)"], *parts["calibration (hand-written)"]]
+    shapes = [parts["calibration (RDQ)"], parts["calibration (hand-written)"]]
     best: tuple[float, float, float] | None = None
     print("calibration grid: known passing / unknowable passing")
     for t_m in T_M_GRID:
@@ -296,10 +299,12 @@ def report_answers(out: Path, ceiling: float) -> None:
         for t_a in T_A_GRID:
             k, nk, u, nu = rates(calibration, t_m, t_a)
             cells.append(f"{k}/{nk} {u}/{nu}")
-            if nk and nu and u / nu <= ceiling:
-                candidate = (k / nk, t_m, t_a)
-                if best is None or candidate[0] > best[0]:
-                    best = candidate
+            # Each shape of question nobody can answer held under the ceiling on its own.
+            under = all(
+                s[3] == 0 or s[2] / s[3] <= ceiling for s in (rates(p, t_m, t_a) for p in shapes)
+            )
+            if nk and under and (best is None or k / nk > best[0]):
+                best = (k / nk, t_m, t_a)
         print(
             f"T_M {t_m:<6}"
             + "  ".join(f"T_A {t_a}: {c}" for t_a, c in zip(T_A_GRID, cells, strict=True))
@@ -310,7 +315,11 @@ def report_answers(out: Path, ceiling: float) -> None:
     _, t_m, t_a = best
     print(f"\nchosen on calibration (unknowable <= {ceiling:.0%}): T_M {t_m}, T_A {t_a}")
     for name, part in parts.items():
-        for label, (a, b) in (("C_M alone at 0.705", (0.705, 0.0)), ("chosen pair", (t_m, t_a))):
+        for label, (a, b) in (
+            ("C_M alone at 0.705", (0.705, 0.0)),
+            ("chosen pair", (t_m, t_a)),
+            ("T_M 0.705, T_A 0.5", (0.705, 0.5)),
+        ):
             k, nk, u, nu = rates(part, a, b)
             known = f"known {k}/{nk} ({k / max(nk, 1):.1%})"
             print(f"{name:<30} {label:<20} {known}, unknowable {u}/{nu} ({u / max(nu, 1):.1%})")
