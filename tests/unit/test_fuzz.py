@@ -506,12 +506,10 @@ def fuzz_run(seed: int, fed: Counter[str]) -> list[str]:
     empty = [i for i, a in enumerate(answers.served) if not answer_text(a)]
     fed["generate"] += len(answers.served)
     fed["generate unreadable"] += len(empty)
-    if empty:
+    quoted = any((e["node"], e["event"]) == ("generate", "quoted") for e in trace)
+    if empty and not quoted:  # a reply the judge's copy stood in for is a draft like any
         check(empty == [len(answers.served) - 1], "the run went on after an empty answer")
-        stated = any(
-            e["node"] == "verify" and e["event"] in ("quote_stated", "conflict_stated")
-            for e in trace
-        )
+        stated = any((e["node"], e["event"]) == ("verify", "conflict_stated") for e in trace)
         check(
             out["reason"] == "generation_failed" or (stated and not out["abstained"]),
             f"empty answer, reason {out['reason']}",

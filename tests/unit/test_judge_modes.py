@@ -587,9 +587,34 @@ def test_a_reply_of_citations_only_is_no_answer_and_the_judges_copy_answers() ->
     # The one Highly Relevant document's copy, cited, written without a call.
     assert out["answer"] == "20 July 1969 [1]" and not out["abstained"]
     assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
-    stated = [e["detail"] for e in out["trace"] if e["event"] == "quote_stated"]
-    assert stated == [{"documents": [1]}]
+    quoted = [e["detail"] for e in out["trace"] if e["event"] == "quoted"]
+    assert quoted == [{"answer": "20 July 1969 [1]"}]
     assert out["cost"]["llm_calls"] == 4  # no verifier call for a draft that says nothing
+
+
+def test_a_reply_pointing_at_a_page_whose_copy_fell_under_the_threshold_gets_that_copy() -> None:
+    # The subject's page: the judge copied its year, sure of it, but the cosine kept the
+    # score under the threshold; the generator pointed at it and wrote nothing else.
+    question = "In what year did Nuleinas Drefai die?"
+    page = doc(
+        "page", "Nuleinas Drefai\nNuleinas Drefai (1820–1884) was a chemist.", similarity=0.45
+    )
+    parts = Components(
+        chat_model=generator("[1]"),
+        judge_model=judge_model(quote("1884", **{"188": 0.99, "NONE": 0.01}), verdict(), knows="B"),
+        retriever=scripted_retriever([page]),
+    )
+    out = run(parts, question, judge="extract", max_iterations=1, web_search="none")
+    assert judged(out)["page"]["label"] == "somewhat_relevant"
+    assert out["answer"] == "1884 [1]" and not out["abstained"]
+    # A page whose copy is not what the question asks (no year for "when") is no answer.
+    parts = Components(
+        chat_model=generator("[1]"),
+        judge_model=judge_model(quote("a chemist", a=0.99, NONE=0.01), knows="B"),
+        retriever=scripted_retriever([page]),
+    )
+    out = run(parts, question, judge="extract", max_iterations=1, web_search="none")
+    assert out["abstained"] and out["reason"] == "generation_failed"
 
 
 def test_without_a_copy_a_reply_of_citations_only_abstains() -> None:
@@ -605,7 +630,7 @@ def test_without_a_copy_a_reply_of_citations_only_abstains() -> None:
     )
     out = run(parts, judge="extract", max_iterations=1, web_search="none")
     assert out["basis"] == "none" and out["reason"] == "generation_failed"
-    assert not [e for e in out["trace"] if e["event"] == "quote_stated"]
+    assert not [e for e in out["trace"] if e["event"] == "quoted"]
 
 
 def test_a_sibling_organisations_page_is_no_evidence() -> None:

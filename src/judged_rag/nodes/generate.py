@@ -14,11 +14,18 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
+from judged_rag.core.asked import of_kind
 from judged_rag.core.budget import calls_left, kept
-from judged_rag.core.citations import LETTERS, chosen_option, citations_for, without_citations
-from judged_rag.core.conflicts import dated
+from judged_rag.core.citations import (
+    LETTERS,
+    chosen_option,
+    citations_for,
+    cited_numbers,
+    without_citations,
+)
+from judged_rag.core.conflicts import dated, same_value
 from judged_rag.core.documents import numbered
-from judged_rag.core.judgments import alternatives_asked
+from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
@@ -60,19 +67,69 @@ def generate(
             )
         )
     if not without_citations(text).strip(" \t\n.,;:()[]"):
-        # No text, or only citation marks ("[1]"): there is no answer to check or give.
+        # No text, or only citation marks ("[1]"): no answer was written. The judge's
+        # copies from the documents it points at may be that answer; otherwise none.
+        quoted = None if closed else _quoted(state, knowledge, cited_numbers(text), basis)
         empty = event(
             "generate",
             "fallback",
             error="EmptyReply" if not text else "CitationsOnly",
             message="the model returned no text" if not text else f"the reply was {text[:40]!r}",
             attempts=outcome.cost["llm_calls"],
-            default="",
+            default=quoted or "",
         )
-        return {**nothing, "cost": outcome.cost, "trace": [*events, empty]}
+        if quoted is None:
+            return {**nothing, "cost": outcome.cost, "trace": [*events, empty]}
+        events.append(empty)
+        events.append(event("generate", "quoted", answer=quoted[:120]))
+        text = quoted
     options = (state.get("options") or []) if closed else []
     answered = _answered(text, knowledge, options, basis=basis, events=events)
     return {**answered, "cost": outcome.cost, "trace": events}
+
+
+def _quoted(state: State, knowledge: list[Doc], pointed: list[int], basis: str) -> str | None:
+    """The judge's one copy, cited, as the answer the model did not write; or None.
+
+    From the documents the reply pointed at ("[1]"), each with a copy the judge found
+    in it (Highly Relevant, or Somewhat with a copy of the form asked, such as a year
+    whose score fell under the threshold) and naming what the question names; with no
+    pointer, from every Highly Relevant document. None for R_M (no document shown), when
+    a pointed document has no such copy, or when the copies differ; never asked for a
+    closed-ended task, whose answer is one of its options. The draft is checked by
+    `verify` like any other.
+    """
+    if basis not in ("retrieval", "combined") or not knowledge:
+        return None
+    judged = latest_judgments(state)
+    question = hops.resolved(state["question"], state.get("hop"))
+    numbers = [n for n in pointed if 1 <= n <= len(knowledge)]
+    if not numbers:
+        numbers = [
+            n
+            for n, d in enumerate(knowledge, start=1)
+            if (j := judged.get(d["id"])) is not None and j["label"] == "highly_relevant"
+        ]
+    copies = []
+    for n in numbers:
+        j = judged.get(knowledge[n - 1]["id"])
+        copy = " ".join(j["evidence"].split()) if j is not None else ""
+        usable = (
+            j is not None
+            and copy
+            and not j.get("hop")
+            and j.get("grounded") is not False
+            and (j["label"] == "highly_relevant" or (j.get("p_highly") or 0.0) > 0.0)
+            and j["label"] != "not_relevant"
+            and of_kind(question, copy)
+        )
+        if not usable:
+            return None
+        copies.append(copy)
+    if not copies or any(not same_value(copies[0], c) for c in copies):
+        return None
+    value = max(copies, key=len)
+    return prompt.QUOTED.format(value=value, cited="".join(f"[{n}]" for n in numbers))
 
 
 def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, closed: bool) -> str:

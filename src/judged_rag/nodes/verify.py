@@ -34,7 +34,7 @@ from judged_rag.core.citations import (
     without_citations,
 )
 from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
-from judged_rag.core.conflicts import INSTRUCTS, dated, same_value, unmet
+from judged_rag.core.conflicts import INSTRUCTS, dated, unmet
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
 from judged_rag.core.quotes import grounded, names_subject, words
@@ -131,17 +131,15 @@ def _unchecked(
     """The verdict on a draft there is nothing to check in, or None: it is checked.
 
     No draft (the budget or the generation failed) and a draft that only declines are
-    abstentions, unless the judge's copies answer (`_stated`, and `_quoted` when no draft
-    was written); R_M, an answer from the model's own knowledge (C_M >= T_M) with no
-    document shown, is accepted as resting on the model.
+    abstentions, unless the documents disagree (`_stated`); R_M, an answer from the
+    model's own knowledge (C_M >= T_M) with no document shown, is accepted as resting on
+    the model.
     """
     cost = zero_cost()
     if not draft:
         reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
-        return (
-            _stated(state, basis, events, cost)
-            or _quoted(state, basis, events, cost)
-            or _decided("abstain", basis, reason, events, cost)
+        return _stated(state, basis, events, cost) or _decided(
+            "abstain", basis, reason, events, cost
         )
     if DECLINED.match(draft):
         # The generator itself declined: an abstention, not an answer to check.
@@ -237,37 +235,6 @@ def _stated(
     else:
         answer = prompt.STATED_UNDATED.format(values="; ".join(values))
     events.append(event("verify", "conflict_stated", kind=conflict["kind"], values=len(values)))
-    return {**_decided("accept", basis, None, events, cost), **_written(answer, knowledge)}
-
-
-def _quoted(
-    state: State, basis: Basis, events: list[TraceEvent], cost: Cost
-) -> dict[str, Any] | None:
-    """The judge's one copy as the answer, when the generator wrote none.
-
-    A reply of only "[1]", an empty one, or a failed call leave no draft; when every
-    Highly Relevant document of the knowledge copied the same value (none made Somewhat
-    for naming something else), that value with their numbers is what the documents
-    answer, and costs no call. None when the knowledge is not trusted (R_M, "Unknown"),
-    when it holds no such copy, or when the copies differ (`_stated` gives a conflict).
-    """
-    knowledge = state.get("knowledge") or []
-    if basis not in ("retrieval", "combined") or not knowledge:
-        return None
-    judged = latest_judgments(state)
-    copies = [
-        (n, " ".join(j["evidence"].split()))
-        for n, d in enumerate(knowledge, start=1)
-        if (j := judged.get(d["id"])) is not None
-        and j["label"] == "highly_relevant"
-        and not j.get("hop")
-        and j["evidence"].strip()
-    ]
-    if not copies or any(not same_value(copies[0][1], c) for _, c in copies):
-        return None
-    value = max((c for _, c in copies), key=len)
-    answer = prompt.STATED_QUOTE.format(value=value, cited="".join(f"[{n}]" for n, _ in copies))
-    events.append(event("verify", "quote_stated", documents=[n for n, _ in copies]))
     return {**_decided("accept", basis, None, events, cost), **_written(answer, knowledge)}
 
 

@@ -57,3 +57,7 @@ FEEDBACK = (
     "\n\nA checker found these claims not backed by the documents: {claims}. "
     "Answer again using only what the documents state."
 )
+QUOTED = "{value} {cited}"
+"""The draft `generate` writes itself when the model's reply held no answer ("[1]" alone,
+an empty reply) and the judge's copies from the documents it pointed at (or, with no
+pointer, from every Highly Relevant one) agree: the copied value, cited."""

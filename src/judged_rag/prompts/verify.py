@@ -30,6 +30,3 @@ STATED_DATED = "The latest dated document gives {latest}; earlier: {earlier}."
 """The answer `verify` gives itself to a question whose documents disagree, when the
 generator declined or its answers were not backed: each value as its document states it,
 with its number (and date), copied by the judge (`core.conflicts`)."""
-STATED_QUOTE = "{value} {cited}"
-"""The answer `verify` gives itself when the generator wrote none ("[1]" alone, an empty
-reply) and every Highly Relevant document copied one value: that value, cited."""
