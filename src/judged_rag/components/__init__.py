@@ -120,12 +120,7 @@ class Components:
         """
         from judged_rag.configuration import SRA_T_M, T_M_MEASURED
 
-        if cfg.t_m is not None:
-            return cfg.t_m
-        if self._judge_injected(cfg):
-            return SRA_T_M
-        spec = (cfg.judge_model or cfg.model).strip().lower()
-        return T_M_MEASURED.get(spec, SRA_T_M)
+        return cfg.t_m if cfg.t_m is not None else self._measured(cfg, T_M_MEASURED, SRA_T_M)
 
     def answer_trust_cutoff(self, cfg: Configuration) -> float:
         """T_A a run uses: `cfg.t_a`, or when unset the measured value of the model asking C_M.
@@ -135,12 +130,16 @@ class Components:
         """
         from judged_rag.configuration import T_A_MEASURED
 
-        if cfg.t_a is not None:
-            return cfg.t_a
+        return cfg.t_a if cfg.t_a is not None else self._measured(cfg, T_A_MEASURED, 0.0)
+
+    def _measured(self, cfg: Configuration, table: dict[str, float], otherwise: float) -> float:
+        """The value `table` holds for the judge's model (which asks C_M), else `otherwise`.
+
+        An injected model is never looked up: its name is not the one measured.
+        """
         if self._judge_injected(cfg):
-            return 0.0
-        spec = (cfg.judge_model or cfg.model).strip().lower()
-        return T_A_MEASURED.get(spec, 0.0)
+            return otherwise
+        return table.get((cfg.judge_model or cfg.model).strip().lower(), otherwise)
 
     def knowledge_retriever(self, cfg: Configuration) -> BaseRetriever:
         """The knowledge-base retriever, built from `index_dir` when not injected."""

@@ -140,7 +140,7 @@ def disagreement(
     `judgments`: the latest judgment of each document (`core.judgments.latest_judgments`);
     `question`: what was asked (a year it names keeps the statements' years unread).
     """
-    date_of = doc_date if pinned(question) else None
+    asks_then = bool(pinned(question))
     # Each value once (one copy holding the other, as whole words, is the same value),
     # with the dates of the documents stating it. A document that later replaces its
     # own value (`core.updates`) states both, each dated by its statement's year.
@@ -154,7 +154,7 @@ def disagreement(
         if not words(copy):
             continue
         update = judgment.get("update")
-        values = [(copy, date_of(doc) if date_of else stated_date(doc, copy))]
+        values = [(copy, doc_date(doc) if asks_then else stated_date(doc, copy))]
         if update is not None:
             values = [(update["value"], update["date"]), (copy, update["since"])]
             replaced.append((update["value"], copy))

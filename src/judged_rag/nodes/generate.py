@@ -113,17 +113,14 @@ def _quoted(state: State, knowledge: list[Doc], pointed: list[int], basis: str) 
     copies = []
     for n in numbers:
         j = judged.get(knowledge[n - 1]["id"])
-        copy = " ".join(j["evidence"].split()) if j is not None else ""
-        usable = (
-            j is not None
-            and copy
-            and not j.get("hop")
-            and j.get("grounded") is not False
-            and (j["label"] == "highly_relevant" or (j.get("p_highly") or 0.0) > 0.0)
-            and j["label"] != "not_relevant"
-            and of_kind(question, copy)
+        if j is None:
+            return None
+        copy = " ".join(j["evidence"].split())
+        found_in_it = j["label"] == "highly_relevant" or (
+            j["label"] == "somewhat_relevant" and (j.get("p_highly") or 0.0) > 0.0
         )
-        if not usable:
+        usable = found_in_it and not j.get("hop") and j.get("grounded") is not False
+        if not (usable and copy and of_kind(question, copy)):
             return None
         copies.append(copy)
     if not copies or any(not same_value(copies[0], c) for c in copies):
