@@ -316,14 +316,13 @@ class Configuration:
         access="research",
     )
     judge_batch: int = _f(
-        4,
+        3,
         "Judge a round's documents this many at a time, best-ranked first, and judge no "
         "more of the round once the support suffices (sufficiency 'labels' or 'llm'; "
         "'progressive' sufficiency and the list and chunkrag judges take the whole round). "
-        "4, with judge_concurrency 4, is one "
-        "parallel LLM round per batch: a question whose evidence ranks in the top four "
-        "costs four judge calls, whatever top_k. 0: every retrieved document at once, as "
-        "RJAG does.",
+        "Each batch is one parallel LLM round (up to judge_concurrency at once): a "
+        "question whose evidence ranks in the top three costs three judge calls, whatever "
+        "top_k. 0: every retrieved document at once, as RJAG does.",
         ge=0,
         le=100,
         access="research",
