@@ -119,3 +119,32 @@ def test_knowledge_that_never_names_the_subject_is_not_trusted_when_asked() -> N
     # An imperative's first word names nothing.
     out = grounding_run(sibling, "Describe when the office opens.")
     assert out["abstained"] is False
+
+
+def allowance_run(chunk: str, **settings: Any) -> dict[str, Any]:
+    parts = Components(
+        chat_model=generator("It will be 20 euros [1]."),
+        judge_model=judge_model(quote("20 euros", **{"20": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([doc("allowances", chunk, similarity=0.8)]),
+    )
+    return run(parts, "What will the monthly internet allowance be in 2027?", **settings)
+
+
+def test_knowledge_that_never_names_the_asked_year_is_not_trusted() -> None:
+    other_year = "Allowances\nFrom 2026 the monthly internet allowance is 20 euros."
+    out = allowance_run(other_year)
+    assert out["abstained"] is True and out["reason"] == "no_trusted_source"
+    pinned = [e["detail"] for e in out["trace"] if e["event"] == "pinned_not_grounded"]
+    assert pinned and pinned[0]["pinned"] == ["2027"]
+    # Off, the other year's page is trusted (answered from, then verified).
+    assert decided(allowance_run(other_year, subject_grounding=False)) == "retrieval"
+    # Years either side of the asked one: the page speaks for it.
+    span = "Allowances\nIn 2025 the monthly internet allowance rose to 20 euros; next review 2029."
+    out = allowance_run(span)
+    assert decided(out) == "retrieval"
+    assert not [e for e in out["trace"] if e["event"] == "pinned_not_grounded"]
+
+
+def decided(out: dict[str, Any]) -> str:
+    """The basis `integrate` chose."""
+    return next(e["detail"]["basis"] for e in out["trace"] if e["event"] == "decided")

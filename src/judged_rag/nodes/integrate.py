@@ -49,6 +49,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components.llm import Outcome, ShortAnswer, read_short_answer
 from judged_rag.configuration import SRA_T_M, Configuration
+from judged_rag.core.asked import names_pinned, pinned
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.quotes import named, subject_coverage
@@ -96,8 +97,10 @@ def integrate(
     # A choice between alternatives that the loop left without evidence for one of
     # them: the documents cannot decide it, whatever their scores.
     missing = uncovered(list(latest_judgments(state).values()), alternatives_asked(state, cfg))
-    elsewhere = cfg.subject_grounding and not missing and not _grounded(state, knowledge)
-    basis = decide_basis(None if missing or elsewhere else s_max, c_m, cfg)
+    grounding = cfg.subject_grounding and not missing
+    elsewhere = grounding and not _grounded(state, knowledge)
+    other_time = _other_time(state, knowledge) if grounding and not elsewhere else []
+    basis = decide_basis(None if missing or elsewhere or other_time else s_max, c_m, cfg)
     unsure: bool | None = None
     if basis == "model" and cfg.t_a:
         # C_M says the model believes it knows; its short answer says how sure it is.
@@ -125,7 +128,9 @@ def integrate(
     )
     if missing:
         events.append(event("integrate", "alternatives_uncovered", missing=missing))
-    if elsewhere:
+    if other_time:
+        events.append(event("integrate", "pinned_not_grounded", s_max=s_max, pinned=other_time))
+    elif elsewhere:
         events.append(event("integrate", "subject_not_grounded", s_max=s_max))
     update: dict[str, Any] = {"cost": cost, "trace": events, "self_confidence": c_m}
     if unsure is not None:
@@ -160,6 +165,23 @@ def _grounded(state: State, knowledge: list[Doc]) -> bool:
         return True
     texts = [t for d in knowledge for t in (d["title"], d["content"])]
     return named(subject_coverage(state["question"], *texts))
+
+
+def _other_time(state: State, knowledge: list[Doc]) -> list[str]:
+    """The years and versions the question names that no kept document names, or [].
+
+    "The allowance in 2027" is not answered by pages that give 2026's (nor a release
+    note for 4.2 by 4.1's): with none naming the year, or years either side of it, the
+    knowledge is about another time. [] when the question names none, or nothing was
+    kept. The extracting judge asks the same of each chunk it passes (`core.asked`);
+    this holds for the knowledge whatever labelled it (Somewhat Relevant pages, the web).
+    """
+    question = state["question"]
+    wanted = pinned(question)
+    if not (wanted and knowledge):
+        return []
+    texts = [f"{d['title']}\n{d['content']}" for d in knowledge]
+    return [] if any(names_pinned(question, t) for t in texts) else wanted
 
 
 def _declined(retrieved: bool) -> str:
