@@ -134,8 +134,8 @@ def test_knowledge_that_never_names_the_asked_year_is_not_trusted() -> None:
     other_year = "Allowances\nFrom 2026 the monthly internet allowance is 20 euros."
     out = allowance_run(other_year)
     assert out["abstained"] is True and out["reason"] == "no_trusted_source"
-    pinned = [e["detail"] for e in out["trace"] if e["event"] == "pinned_not_grounded"]
-    assert pinned and pinned[0]["pinned"] == ["2027"]
+    fired = [e["detail"] for e in out["trace"] if e["event"] == "pinned_not_grounded"]
+    assert fired and fired[0]["pinned"] == ["2027"]
     # Off, the other year's page is trusted (answered from, then verified).
     assert decided(allowance_run(other_year, subject_grounding=False)) == "retrieval"
     # Years either side of the asked one: the page speaks for it.
