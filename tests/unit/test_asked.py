@@ -148,3 +148,26 @@ def test_knowledge_that_never_names_the_asked_year_is_not_trusted() -> None:
 def decided(out: dict[str, Any]) -> str:
     """The basis `integrate` chose."""
     return next(e["detail"]["basis"] for e in out["trace"] if e["event"] == "decided")
+
+
+def test_an_answer_citing_only_another_years_page_is_not_accepted() -> None:
+    other_year = "Allowances\nFrom 2026 the monthly internet allowance is 20 euros."
+    parts = Components(
+        chat_model=generator("It will be 20 euros [1].", "It will be 20 euros [1]."),
+        judge_model=judge_model(quote("20 euros", **{"20": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([doc("allowances", other_year, similarity=0.8)]),
+    )
+    # With the knowledge trusted (the check on all of it off), the cited page still
+    # names no 2027: the draft is not accepted, and no verifier call reads it.
+    question = "What will the monthly internet allowance be in 2027?"
+    out = run(parts, question, subject_grounding=False)
+    assert out["abstained"] is True and out["reason"] == "unsupported_claims"
+    fired = [e["detail"] for e in out["trace"] if e["event"] == "other_time"]
+    assert fired and "2027" in fired[0]["claim"]
+    # One judgment, C_M and two drafts: neither draft cost a verifier call.
+    assert out["cost"]["llm_calls"] == 4
+    # A cited page naming years either side of 2027 speaks for it.
+    span = "Allowances\nIn 2025 the monthly internet allowance rose to 20 euros; next review 2029."
+    out = allowance_run(span)
+    assert out["abstained"] is False and "20 euros" in out["answer"]
+    assert not [e for e in out["trace"] if e["event"] == "other_time"]

@@ -71,6 +71,7 @@ ABSTAIN_REASONS = {
     "generation_failed",
     "model_declined",
     "namesakes_only",
+    "unnamed_subject",
     "model_unsure",
     "budget_exhausted",
 }

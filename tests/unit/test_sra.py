@@ -179,15 +179,20 @@ def test_without_the_knowledge_bases_embeddings_web_results_stay_unscored() -> N
     assert out["abstained"] is True and out["reason"] == "no_trusted_source"
 
 
-def _namesake_run(page: str, title: str) -> tuple[dict[str, Any], list[str]]:
+def _namesake_run(
+    page: str,
+    title: str,
+    question: str = "In what year was Dravstead Avionics founded?",
+    **settings: Any,
+) -> tuple[dict[str, Any], list[str]]:
     generate = RecordingGenerator(messages=iter([AIMessage(content="In 1960.")]), prompts=[])
     parts = Components(
         chat_model=generate,
         judge_model=judge_model(components("Dravstead"), label("not_relevant"), knows="A"),
         retriever=scripted_retriever([doc("d", page, title=title, similarity=0.1)]),
     )
-    config = {"configurable": {"gate": False, "max_iterations": 1, "web_search": "none"}}
-    question = "In what year was Dravstead Avionics founded?"
+    configurable = {"gate": False, "max_iterations": 1, "web_search": "none", **settings}
+    config = {"configurable": configurable}
     out = build_graph(parts, retry_interval=0).invoke({"question": question}, config)
     return out, generate.prompts  # type: ignore[return-value]
 
@@ -200,6 +205,22 @@ def test_r_m_is_refused_when_the_knowledge_base_names_only_namesakes() -> None:
     assert prompts == []
     namesakes = [e["detail"] for e in out["trace"] if e["event"] == "namesakes_only"]
     assert namesakes == [{"basis": "Unknown", "similar": ["Dravstead Aircraft"]}]
-    # A knowledge base about something else entirely leaves SRA's R_M as it was.
+
+
+def test_r_m_is_refused_for_a_name_nothing_retrieved_names() -> None:
+    # Nothing retrieved names Dravstead at all: a name nobody mentions is not one the
+    # model knows ("the Basogrer office opens at 9:00 AM").
     out, prompts = _namesake_run("Saturn has rings.", "Saturn")
+    assert out["abstained"] is True and out["reason"] == "unnamed_subject"
+    assert prompts == []
+    fired = [e["detail"] for e in out["trace"] if e["event"] == "unnamed_subject"]
+    assert fired == [{"basis": "Unknown", "retrieved": 1}]
+    # A retrieved page that names the subject (though not trusted enough to answer
+    # from) leaves SRA's R_M as it was; so does a question that names nothing.
+    out, prompts = _namesake_run("Dravstead Avionics makes radios.", "Radios")
     assert out["basis"] == "model" and prompts == [generate_prompt.OPEN_WITHOUT_KNOWLEDGE]
+    out, prompts = _namesake_run("Saturn has rings.", "Saturn", "When were radios invented?")
+    assert out["basis"] == "model" and prompts == [generate_prompt.OPEN_WITHOUT_KNOWLEDGE]
+    # Off, the paper's switch.
+    out, _ = _namesake_run("Saturn has rings.", "Saturn", namesake_guard=False)
+    assert out["basis"] == "model"

@@ -275,8 +275,9 @@ class Configuration:
         True,
         "SRA: no answer from the model alone (R_M) when the question names a subject that "
         "no retrieved knowledge-base document names while some name part of it (a "
-        "sibling company, a namesake): the model's confidence there is a confusion with a "
-        "name it half-recognises.",
+        "sibling company, a namesake; reason 'namesakes_only'), or that nothing retrieved, "
+        "knowledge base or web, names at all ('unnamed_subject'): the model's confidence "
+        "there is a confusion with a name it half-recognises.",
         access="research",
     )
     hop_questions: Literal["off", "unsupported", "always"] = _f(

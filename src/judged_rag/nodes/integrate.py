@@ -24,11 +24,18 @@ or one whose tokens' probabilities average (geometrically) under T_A, is "Unknow
 reason `model_unsure` (or, when the gate sent the question to the model, retrieval after
 all). One call more, on that route only.
 
-One guard beyond the paper (`namesake_guard`): R_M is refused when the question names a
-subject that no retrieved knowledge-base document names, while some name a similar one
-(a sibling company, a namesake): the model's confidence there is a confusion with the
-names it half-recognises, not knowledge (on a knowledge base of similarly named
-organisations, the bundled model answered made-up ones from its "own knowledge").
+One guard beyond the paper (`namesake_guard`), on questions that name their subject and
+retrieved something: R_M is refused when no retrieved knowledge-base document names the
+subject while some name a similar one (a sibling company, a namesake; reason
+`namesakes_only`), and when nothing retrieved, from the knowledge base or the web, names
+it at all (reason `unnamed_subject`). The model's confidence there is a confusion with
+names it half-recognises, not knowledge: on a knowledge base of similarly named
+organisations the bundled model answered made-up ones from its "own knowledge", and in
+every evaluation run kept so far, each answer from the model alone after a retrieval
+that named nothing of the subject was invented ("Naipeth Kogai was born in 1941", "the
+Basogrer office opens at 9:00 AM"). A question that names nothing, a subject some
+retrieved page names (the web's page about it), and a question the gate sent straight
+to the model (nothing retrieved) keep SRA's R_M.
 
 And one for questions that offer names to choose between (`parse`'s alternatives): when
 the loop ended with an alternative that no Highly Relevant document answers for, the
@@ -82,6 +89,17 @@ def namesakes_only(question: str, documents: list[Doc]) -> list[str]:
     if not coverage or any(named(c) for c, _ in coverage):
         return []
     return list(dict.fromkeys(title for c, title in coverage if c and c > 0))[:5]
+
+
+def unnamed_subject(question: str, documents: list[Doc]) -> bool:
+    """Whether the question names a subject that none of `documents` names.
+
+    Knowledge-base documents and web results alike; False when the question names
+    nothing or nothing was retrieved (no evidence either way).
+    """
+    if not documents or subject_coverage(question) is None:
+        return False
+    return not any(named(subject_coverage(question, d["title"], d["content"])) for d in documents)
 
 
 def integrate(
@@ -147,9 +165,17 @@ def integrate(
     if basis == "model" and cfg.namesake_guard:
         documents = state.get("documents") or []
         similar = [t for q in missing or [state["question"]] for t in namesakes_only(q, documents)]
+        retrieved_docs = [*documents, *(state.get("web_results") or [])]
         if similar:
             basis, reason = "none", "namesakes_only"
             events.append(event("integrate", "namesakes_only", basis="Unknown", similar=similar))
+        elif not missing and unnamed_subject(state["question"], retrieved_docs):
+            basis, reason = "none", "unnamed_subject"
+            events.append(
+                event(
+                    "integrate", "unnamed_subject", basis="Unknown", retrieved=len(retrieved_docs)
+                )
+            )
     update["basis"] = basis
     if basis == "none":
         update.update(verdict="abstain", reason=reason)

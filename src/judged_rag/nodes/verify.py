@@ -8,9 +8,11 @@ held to it:
   restates the answer the judge quoted from a document it cites (a quote found in that
   document) is supported without a call (`verify_quotes`); otherwise the LLM checks
   that the cited documents state the claims (for R_C, uncited claims may come from the
-  model's knowledge). A claim citing the wrong document is re-pointed to the one that
-  states it and checked once more; otherwise the answer is regenerated (at most
-  `max_regenerations` times), then abstained from (`unsupported_claims`).
+  model's knowledge). A question naming a year or version is answered only from cited
+  documents that name it (checked without an LLM). A claim citing the wrong document
+  is re-pointed to the one that states it and checked once more; otherwise the answer
+  is regenerated (at most `max_regenerations` times), then abstained from
+  (`unsupported_claims`).
 
 `finish` then turns the verdict into the run's output.
 """
@@ -26,6 +28,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
+from judged_rag.core.asked import names_pinned, pinned
 from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
@@ -89,12 +92,19 @@ def verify(
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
         return _decided("accept", basis, None, events, cost)
     contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
+    other_time = cited_other_time(state, draft) if cfg.verify and not contradicted else None
     if contradicted:
         # The answer picks the alternative its own documents' values do not favour: no
         # LLM can make that supported, so no verifier call and no citation repair.
         supported = False
         claims = [contradicted, *claims]
         events.append(event("verify", "comparison", contradicted=contradicted))
+    elif other_time:
+        # The cited pages are about another year or version: no reading makes them state
+        # the one asked about (a page that does may be cited in another draft).
+        supported = False
+        claims = [other_time, *claims]
+        events.append(event("verify", "other_time", claim=other_time))
     elif cfg.verify:
         check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
@@ -113,7 +123,7 @@ def verify(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
     repaired: dict[str, Any] = {}
-    if not supported and cfg.verify and not contradicted:
+    if not supported and cfg.verify and not (contradicted or other_time):
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
@@ -320,6 +330,26 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
         if grounded(quote, doc["content"]) and grounded(quote, text):
             found.append({"document": n, "quote": quote[:120]})
     return found
+
+
+def cited_other_time(state: State, draft: str) -> str | None:
+    """Why the draft's citations cannot support it when the question pins a year, or None.
+
+    "The mileage rate in 2026" is not answered by a page that gives the rate from October
+    2023: a question naming years or versions (`core.asked.pinned`) is answered only from
+    a cited page that names them, or years either side of the year (`names_pinned`).
+    None when the question names none, or the draft cites nothing (the verifier reads it
+    against all the knowledge, which `integrate` already held to the same test).
+    """
+    question = hops.resolved(state["question"], state.get("hop"))
+    wanted = pinned(question)
+    knowledge = state.get("knowledge") or []
+    cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
+    if not (wanted and cited):
+        return None
+    if any(names_pinned(question, f"{d['title']}\n{d['content']}") for d in cited):
+        return None
+    return f"the cited documents do not give a value for {', '.join(wanted)}"
 
 
 def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -> str | None:

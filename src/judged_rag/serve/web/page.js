@@ -14,6 +14,10 @@ const REASONS = {
     "to answer from.",
   namesakes_only: "Only namesakes found: the documents name something similar to the " +
     "question's subject, never the subject itself.",
+  unnamed_subject: "Unknown name: the question names something that no retrieved " +
+    "document names, so the model's own knowledge of it is not trusted either.",
+  model_unsure: "The model was unsure: it was confident it knew, but its own short " +
+    "answer was UNKNOWN or not probable enough to rest an answer on.",
   unsupported_claims: "Unsupported claims: the verifier found claims the sources do not " +
     "support, and regenerating did not fix them.",
   budget_exhausted: "Budget exhausted: the run's limit on LLM calls, tokens or time was " +
