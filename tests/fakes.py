@@ -300,3 +300,8 @@ def highly(doc_id: str, evidence: str, score: float = 0.7) -> Judgment:
         by="llm",
         iteration=0,
     )
+
+
+def events(out: dict[str, Any], node: str, name: str) -> list[dict[str, Any]]:
+    """The details of a run's trace events `name` recorded by `node`, in order."""
+    return [e["detail"] for e in out["trace"] if (e["node"], e["event"]) == (node, name)]

@@ -17,6 +17,7 @@ from judged_rag_eval.metrics import choice_conclusion_correct
 from tests.fakes import (
     PromptRecorder,
     doc,
+    events,
     generator,
     judge_model,
     quote,
@@ -98,10 +99,6 @@ def run(parts: Components, recorder: PromptRecorder, **settings: Any) -> dict[st
         "configurable": {"gate": False, "judge": "extract", "judge_threshold": 0.6, **settings},
     }
     return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
-
-
-def events(out: dict[str, Any], node: str, name: str) -> list[dict[str, Any]]:
-    return [e["detail"] for e in out["trace"] if (e["node"], e["event"]) == (node, name)]
 
 
 def test_each_page_answers_for_its_alternative_and_both_together_suffice() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from judged_rag import Components, build_graph
 from judged_rag.core.asked import asks_quantity, asks_time, names_pinned, of_kind, pinned
-from tests.fakes import doc, generator, judge_model, quote, scripted_retriever
+from tests.fakes import doc, events, generator, judge_model, quote, scripted_retriever
 
 
 @pytest.mark.parametrize(
@@ -162,7 +162,7 @@ def test_an_answer_citing_only_another_years_page_is_not_accepted() -> None:
     question = "What will the monthly internet allowance be in 2027?"
     out = run(parts, question, subject_grounding=False)
     assert out["abstained"] is True and out["reason"] == "unsupported_claims"
-    fired = [e["detail"] for e in out["trace"] if e["event"] == "other_time"]
+    fired = events(out, "verify", "other_time")
     assert fired and "2027" in fired[0]["claim"]
     # One judgment, C_M and two drafts: neither draft cost a verifier call.
     assert out["cost"]["llm_calls"] == 4
@@ -170,4 +170,4 @@ def test_an_answer_citing_only_another_years_page_is_not_accepted() -> None:
     span = "Allowances\nIn 2025 the monthly internet allowance rose to 20 euros; next review 2029."
     out = allowance_run(span)
     assert out["abstained"] is False and "20 euros" in out["answer"]
-    assert not [e for e in out["trace"] if e["event"] == "other_time"]
+    assert not events(out, "verify", "other_time")

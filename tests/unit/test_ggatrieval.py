@@ -17,6 +17,7 @@ from judged_rag.nodes.parse import parse
 from judged_rag.nodes.step import NodeDeps
 from tests.fakes import (
     doc,
+    events,
     generator,
     judge_model,
     label,
@@ -60,10 +61,6 @@ def run(
         "configurable": {"gate": False, **settings},
     }
     return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
-
-
-def events(out: dict[str, Any], node: str, name: str) -> list[dict[str, Any]]:
-    return [e["detail"] for e in out["trace"] if (e["node"], e["event"]) == (node, name)]
 
 
 def parsed(*replies: AIMessage, max_attempts: int = 1) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from judged_rag.nodes.judge import judge, label_round
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
 from judged_rag.state import Doc, JudgeTask, Judgment
-from tests.fakes import doc, generator, judge_model, scripted_retriever, tool, verdict
+from tests.fakes import doc, events, generator, judge_model, scripted_retriever, tool, verdict
 
 QUESTION = "When did Apollo 11 land on the Moon?"
 APOLLO = doc("apollo", "Apollo 11 landed on the Moon on 20 July 1969.")
@@ -42,12 +42,8 @@ def run(parts: Components, **settings: Any) -> dict[str, Any]:
     return graph.invoke({"question": QUESTION}, config)  # type: ignore[arg-type,return-value]
 
 
-def events(out: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    return [e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("judge", name)]
-
-
 def judged(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {d["doc_id"]: d for d in events(out, "judged")}
+    return {d["doc_id"]: d for d in events(out, "judge", "judged")}
 
 
 def as_doc(document: Any) -> Doc:
@@ -103,7 +99,7 @@ def test_three_calls_per_chunk_each_shown_the_scores_before_it() -> None:
     assert reconsidered[0].endswith("Your score: 0.90")
     assert critic[0].endswith("The grader's score: 0.90; after reconsidering: 0.95")
     assert critic[1].endswith("The grader's score: 0.40; after reconsidering: 0.20")
-    scored = {d["doc_id"]: d for d in events(out, "scored")}
+    scored = {d["doc_id"]: d for d in events(out, "judge", "scored")}
     assert scored["apollo"] == {
         "doc_id": "apollo",
         "initial": 0.9,
@@ -132,7 +128,7 @@ def test_relevant_chunk_is_highly_relevant_and_irrelevant_one_is_not() -> None:
     assert labels["apollo"]["judge"] == "chunkrag" and labels["apollo"]["by"] == "llm"
     assert labels["apollo"]["relevance"]["final"] == pytest.approx(0.925)
     assert labels["apollo"]["threshold"] == 0.75
-    (threshold,) = events(out, "threshold")
+    (threshold,) = events(out, "judge", "threshold")
     # mean 0.5375 and sigma 0.3875: spread, so mu, which the floor raises to 0.75.
     assert threshold["rule"] == "floor" and threshold["threshold"] == 0.75
     assert (threshold["mean"], threshold["std"], threshold["count"]) == (0.5375, 0.3875, 2)
@@ -156,13 +152,13 @@ def test_the_rounds_threshold_not_each_tasks_decides_the_label() -> None:
     out = run(parts, max_iterations=1)
     # Each final score passes the floor alone, but they cluster (0.95, 0.85, 0.75): the
     # round's threshold is mu + sigma = 0.85 + 0.0816, and only the best passes it.
-    (threshold,) = events(out, "threshold")
+    (threshold,) = events(out, "judge", "threshold")
     assert threshold["rule"] == "mean+std"
     assert threshold["threshold"] == pytest.approx(0.9316, abs=1e-4)
     labels = judged(out)
     assert labels["apollo"]["label"] == "highly_relevant"
     assert labels["third"]["label"] == labels["saturn"]["label"] == "somewhat_relevant"
-    assert len(events(out, "judged")) == 3  # one judged event per chunk, at the join
+    assert len(events(out, "judge", "judged")) == 3  # one judged event per chunk, at the join
 
 
 def test_a_set_judge_threshold_replaces_the_rounds() -> None:
@@ -175,7 +171,7 @@ def test_a_set_judge_threshold_replaces_the_rounds() -> None:
         retriever=scripted_retriever([APOLLO, third, SATURN]),
     )
     out = run(parts, max_iterations=1, judge_threshold=0.8)
-    (threshold,) = events(out, "threshold")
+    (threshold,) = events(out, "judge", "threshold")
     assert (threshold["rule"], threshold["threshold"], threshold["floor"]) == ("fixed", 0.8, None)
     assert threshold["mean"] == pytest.approx(0.85)
     labels = judged(out)
@@ -201,12 +197,12 @@ def test_an_unreadable_first_score_is_retried_then_recorded_as_fallback() -> Non
     labels = judged(out)
     assert (labels["saturn"]["by"], labels["saturn"]["label"]) == ("fallback", "somewhat_relevant")
     assert "relevance" not in labels["saturn"]
-    (fallback,) = events(out, "fallback")
+    (fallback,) = events(out, "judge", "fallback")
     assert fallback["error"] == "MalformedOutputError" and fallback["attempts"] == 3
     assert fallback["default"] == {"score": 0.0}
     # Nothing to reconsider: the fallback's chunk got no second or third call, and the
     # round's threshold is the other chunk's alone.
-    assert events(out, "threshold")[0]["scores"] == {"apollo": 0.85}
+    assert events(out, "judge", "threshold")[0]["scores"] == {"apollo": 0.85}
     assert labels["apollo"]["label"] == "highly_relevant"
     assert out["cost"]["llm_calls"] == 3 + 3 + 3  # three attempts, three calls, the answer's
 
@@ -218,9 +214,9 @@ def test_an_unreadable_reconsideration_keeps_the_first_score() -> None:
         retriever=scripted_retriever([APOLLO]),
     )
     out = run(parts, max_iterations=1, verify=False)
-    (fallback,) = events(out, "fallback")
+    (fallback,) = events(out, "judge", "fallback")
     assert fallback["default"] == {"score": 0.9}
-    (scored,) = events(out, "scored")
+    (scored,) = events(out, "judge", "scored")
     assert (scored["reflected"], scored["critic"], scored["final"]) == (0.9, 0.6, 0.75)
     assert judged(out)["apollo"]["label"] == "highly_relevant"  # 0.75: a tie with the floor
     assert out["cost"]["llm_calls"] == 1 + 3 + 1 + 2  # C_M and generate

@@ -17,7 +17,7 @@ from judged_rag.nodes.judge import FALLBACK, judge, list_messages
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import judge as prompt
 from judged_rag.state import Doc, JudgeTask, JudgeWindow
-from tests.fakes import doc, generator, graded, judge_model, scripted_retriever, verdict
+from tests.fakes import doc, events, generator, graded, judge_model, scripted_retriever, verdict
 
 QUESTION = "When did Apollo 11 land on the Moon?"
 LETTERS = list(prompt.LETTERS)
@@ -35,10 +35,6 @@ def judged(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
         for e in out["trace"]
         if (e["node"], e["event"]) == ("judge", "judged")
     }
-
-
-def events(out: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    return [e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("judge", name)]
 
 
 def as_doc(document: Any) -> Doc:
@@ -114,7 +110,7 @@ def test_seven_documents_in_windows_of_five_take_two_calls() -> None:
     )
     out = run(parts, judge_window=5, judge_concurrency=4)
     labels = judged(out)
-    assert len(events(out, "judged")) == 7
+    assert len(events(out, "judge", "judged")) == 7
     highly = sorted(k for k, v in labels.items() if v["label"] == "highly_relevant")
     assert highly == ["d1", "d7"]  # the second window's second document is d7
     assert out["cost"]["llm_calls"] == 5  # two listwise calls, C_M, generate, verify
@@ -181,10 +177,10 @@ def test_missing_line_and_unreadable_letter_fall_back_per_document() -> None:
         "d4": ("not_relevant", "llm"),
     }
     assert labels["d4"]["p_highly"] == pytest.approx(0.05, abs=1e-4)
-    fallbacks = events(out, "fallback")
+    fallbacks = events(out, "judge", "fallback")
     assert [(f["doc_id"], f["position"]) for f in fallbacks] == [("d2", 2), ("d3", 3)]
     assert all(f["default"] == FALLBACK.model_dump() for f in fallbacks)
-    assert not events(out, "retried")  # a partly readable reply is not retried
+    assert not events(out, "judge", "retried")  # a partly readable reply is not retried
 
 
 def test_unreadable_reply_is_retried_then_every_document_falls_back() -> None:
@@ -197,7 +193,7 @@ def test_unreadable_reply_is_retried_then_every_document_falls_back() -> None:
     out = run(parts)
     assert {v["by"] for v in judged(out).values()} == {"fallback"}
     assert {v["label"] for v in judged(out).values()} == {FALLBACK.label}
-    (failure,) = events(out, "fallback")
+    (failure,) = events(out, "judge", "fallback")
     assert failure["attempts"] == 3 and failure["error"] == "MalformedOutputError"
     assert failure["default"] == FALLBACK.model_dump()
 
@@ -213,7 +209,7 @@ def test_retry_after_an_unreadable_reply_uses_the_second() -> None:
     out = run(parts)
     labels = judged(out)
     assert (labels["d1"]["label"], labels["d2"]["label"]) == ("not_relevant", "highly_relevant")
-    assert events(out, "retried") == [{"attempts": 2}]
+    assert events(out, "judge", "retried") == [{"attempts": 2}]
 
 
 def test_without_log_probabilities_the_letters_decide() -> None:

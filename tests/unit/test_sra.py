@@ -18,6 +18,7 @@ from tests.fakes import (
     answered,
     components,
     doc,
+    events,
     judge_model,
     label,
     letter,
@@ -213,8 +214,7 @@ def test_r_m_is_refused_for_a_name_nothing_retrieved_names() -> None:
     out, prompts = _namesake_run("Saturn has rings.", "Saturn")
     assert out["abstained"] is True and out["reason"] == "unnamed_subject"
     assert prompts == []
-    fired = [e["detail"] for e in out["trace"] if e["event"] == "unnamed_subject"]
-    assert fired == [{"basis": "Unknown", "retrieved": 1}]
+    assert events(out, "integrate", "unnamed_subject") == [{"basis": "Unknown", "retrieved": 1}]
     # A retrieved page that names the subject (though not trusted enough to answer
     # from) leaves SRA's R_M as it was; so does a question that names nothing.
     out, prompts = _namesake_run("Dravstead Avionics makes radios.", "Radios")
