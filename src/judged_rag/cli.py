@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judged_rag.configuration import PRESETS, STRATEGIES, Configuration
 from judged_rag.core.trace import INCIDENTS
@@ -35,6 +35,9 @@ from judged_rag.indexing.chunking import (
 )
 from judged_rag.indexing.gate_jobs import GATE_TIMINGS
 from judged_rag.state import InputState, OutputState
+
+if TYPE_CHECKING:
+    from judged_rag.components import Components
 
 logger = logging.getLogger("judged_rag.cli")
 OUTPUT_KEYS = tuple(OutputState.__annotations__)
@@ -75,8 +78,26 @@ def configuration_from_args(args: argparse.Namespace) -> Configuration:
     return Configuration.from_mapping(settings_from_args(args), strict=True)
 
 
-def _ask(args: argparse.Namespace) -> int:
+def ask_components(cfg: Configuration) -> Components | None:
+    """The components `ask` runs with: the on-disk index opened here, or None (PostgreSQL).
+
+    A missing or corrupt index is an error to report, not something a run should work
+    around (the nodes would record it and answer from the model alone). The index's
+    embeddings come with it, so web results are scored on its cosine scale as in a run
+    that opens `index_dir` itself. The sample is opened without writing its gate: the
+    job that writes it starts after the answer (`report_gate`), so the first question
+    does not wait for it nor share the CPU with it.
+    """
+    if cfg.store != "files":
+        return None
     from judged_rag.components import Components
+    from judged_rag.indexing import open_index, sample_index_dir
+
+    retriever = open_index(Path(cfg.index_dir) if cfg.index_dir else sample_index_dir(None))
+    return Components(retriever=retriever, embeddings=retriever.embeddings)
+
+
+def _ask(args: argparse.Namespace) -> int:
     from judged_rag.graph.builder import build_graph
 
     cfg = configuration_from_args(args)
@@ -85,23 +106,8 @@ def _ask(args: argparse.Namespace) -> int:
         inputs["options"] = list(args.option)
     if args.task:
         inputs["task_type"] = args.task
-    components = None
-    retriever = None
-    if cfg.store == "files" and cfg.index_dir:
-        from judged_rag.indexing import open_index
-
-        # A missing or corrupt index is an error to report, not something a run should
-        # work around (the nodes would record it and answer from the model alone).
-        retriever = open_index(Path(cfg.index_dir))
-        components = Components(retriever=retriever)
-    elif cfg.store == "files":
-        from judged_rag.indexing import open_index, sample_index_dir
-
-        # The sample is built without writing its gate: the job that writes it starts
-        # after the answer (`report_gate`), so the first question does not wait for it
-        # nor share the CPU with it. The embeddings stay those of the sample index.
-        retriever = open_index(sample_index_dir(None))
-        components = Components(retriever=retriever, embeddings=retriever.embeddings)
+    components = ask_components(cfg)
+    retriever = components.retriever if components is not None else None
     graph = build_graph(components)
     result: dict[str, Any] = {}
     started = time.monotonic()

@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from judged_rag.cli import main, render
-from judged_rag.configuration import STRATEGIES
+from judged_rag.cli import ask_components, main, render
+from judged_rag.configuration import STRATEGIES, Configuration
+from judged_rag.indexing import build_index, open_index
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,3 +108,26 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "bash scripts/test.sh" in readme and "bash scripts/test.sh" in ci
+
+
+def test_ask_opens_the_index_with_its_embeddings(
+    tmp_path: Path, judged_rag_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With its embeddings, web results are scored on the index's cosine scale (SRA's S).
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "moon.md").write_text("# Moon\n\nThe Moon is Earth's only natural satellite.\n")
+    embeddings = DeterministicFakeEmbedding(size=16)
+    index = tmp_path / "index"
+    build_index([docs], index, embeddings=embeddings, pseudo_queries=0, progress=False)
+    monkeypatch.setattr(
+        "judged_rag.indexing.open_index", lambda path: open_index(path, embeddings=embeddings)
+    )
+    cfg = Configuration.from_mapping({"index_dir": str(index)}, strict=True)
+    components = ask_components(cfg)
+    assert components is not None and components.retriever is not None
+    assert components.embedder(cfg) is embeddings
+    found = components.retriever.invoke("Moon")
+    assert found and "only natural satellite" in found[0].page_content
+    # PostgreSQL is opened by the run itself.
+    assert ask_components(Configuration.from_mapping({"store": "postgres"})) is None
