@@ -254,6 +254,11 @@ def test_the_names_a_question_asks_about() -> None:
             [["orkmere", "marine"], ["talvik", "freight"]],
         ),
         ("find the largest continent", []),
+        # A sentence capitalises its first word: alone, it is no name, unless an abbreviation.
+        ("Above what cost does a course need approval?", []),
+        ("Over what connection does the GFBC reach the network?", [["gfbc"]]),
+        ("GFBC: how loud is it?", [["gfbc"]]),
+        ("Dotis Tobi was born when?", [["dotis", "tobi"]]),
     ],
 )
 def test_a_question_names_its_subjects_one_name_at_a_time(

@@ -171,7 +171,10 @@ def subject_names(question: str) -> list[list[str]]:
     joining words when a capitalised word follows ("Bank of England", "Jan van der
     Berg"); the joining words are left out.
     The first word counts only when it is not a question or function word ("Dotis Tobi
-    was born when?" keeps "dotis"; "When was ..." drops "when"). "Which was founded
+    was born when?" keeps "dotis"; "When was ..." drops "when"), and, standing alone, only
+    when it is an abbreviation: a sentence capitalises any first word ("Above what cost
+    ...", "Under which rule ..."), so a lone one is no name ("GPMG: how loud is it?"
+    keeps "gpmg"; "Napoleon was born when?" names nothing). "Which was founded
     first, Orkmere Marine or Talvik Freight?" gives [["orkmere", "marine"], ["talvik",
     "freight"]]; "Find the largest continent" gives [].
     """
@@ -212,7 +215,23 @@ def name_runs(question: str) -> list[tuple[list[str], int, int]]:
             current, joining = [], []
     if current:
         runs.append((current, start, end))
-    return runs
+    return [run for run in runs if not _capitalised_first_word(question, run)]
+
+
+def _capitalised_first_word(question: str, run: tuple[list[str], int, int]) -> bool:
+    """Whether a name run is only the question's first word, capitalised as any first word is.
+
+    An abbreviation ("GPMG", "NASA") is a name wherever it stands.
+    """
+    _, start, end = run
+    word = question[start:end]
+    first = re.search(r"[^\W_]", question)
+    return (
+        first is not None
+        and start == first.start()
+        and re.fullmatch(r"[^\W_][\w'’-]*", word) is not None
+        and not (len(word) > 1 and word.isupper())
+    )
 
 
 _CHOICE_LINK = re.compile(r"\s*(?:,\s*(?:or\s+)?|or\s+)(?:the\s+)?", re.IGNORECASE)
