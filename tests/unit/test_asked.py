@@ -150,24 +150,49 @@ def decided(out: dict[str, Any]) -> str:
     return next(e["detail"]["basis"] for e in out["trace"] if e["event"] == "decided")
 
 
-def test_an_answer_citing_only_another_years_page_is_not_accepted() -> None:
-    other_year = "Allowances\nFrom 2026 the monthly internet allowance is 20 euros."
+def cited_run(
+    question: str, cited: Any, other: Any, other_copy: str, number: int = 1
+) -> dict[str, Any]:
+    """Two chunks kept, `cited` the one both drafts cite (as knowledge document `number`)."""
+    draft = f"It is 20 euros [{number}]."
     parts = Components(
-        chat_model=generator("It will be 20 euros [1].", "It will be 20 euros [1]."),
-        judge_model=judge_model(quote("20 euros", **{"20": 0.95, "NONE": 0.05}), knows="B"),
-        retriever=scripted_retriever([doc("allowances", other_year, similarity=0.8)]),
+        chat_model=generator(draft, draft),
+        judge_model=judge_model(
+            quote("20 euros", **{"20": 0.95, "NONE": 0.05}),
+            quote(other_copy, **{other_copy.split()[0]: 0.3, "NONE": 0.7}),
+            knows="B",
+        ),
+        retriever=scripted_retriever([cited, other]),
     )
-    # With the knowledge trusted (the check on all of it off), the cited page still
-    # names no 2027: the draft is not accepted, and no verifier call reads it.
+    return run(parts, question)
+
+
+def test_an_answer_citing_only_pages_about_something_else_is_not_accepted() -> None:
+    # Another page names 2027, so the knowledge is trusted; the cited one gives 2026's
+    # figure: the draft is not accepted, and no verifier call reads it.
     question = "What will the monthly internet allowance be in 2027?"
-    out = run(parts, question, subject_grounding=False)
+    allowance = doc("allowances", "From 2026 the monthly internet allowance is 20 euros.")
+    budget = doc("budget", "The budget for 2027 is set in March.")
+    out = cited_run(question, allowance, budget, "in March")
     assert out["abstained"] is True and out["reason"] == "unsupported_claims"
-    fired = events(out, "verify", "other_time")
+    fired = events(out, "verify", "cited_elsewhere")
     assert fired and "2027" in fired[0]["claim"]
-    # One judgment, C_M and two drafts: neither draft cost a verifier call.
-    assert out["cost"]["llm_calls"] == 4
+    # Two judgments, C_M and two drafts: neither draft cost a verifier call.
+    assert out["cost"]["llm_calls"] == 5
+    # Another product's manual, cited for this one's figure: the same.
+    question = "What does the GPMG's yearly service cost?"
+    sibling = doc("GFBC user manual", "A yearly service of the unit costs 20 euros.")
+    own = doc("GPMG user manual", "The GPMG is mounted on a wall.")
+    # (The page that does not name it is ranked after the one that does: [2].)
+    out = cited_run(question, sibling, own, "on a wall", number=2)
+    assert out["abstained"] is True
+    assert "gpmg" in events(out, "verify", "cited_elsewhere")[0]["claim"]
+    # Cited pages that name the product, and the year: checked as before.
+    named = doc("GPMG service", "A yearly service of the GPMG costs 20 euros from 2027.")
+    out = cited_run(question, named, own, "on a wall")
+    assert out["abstained"] is False and not events(out, "verify", "cited_elsewhere")
     # A cited page naming years either side of 2027 speaks for it.
     span = "Allowances\nIn 2025 the monthly internet allowance rose to 20 euros; next review 2029."
     out = allowance_run(span)
     assert out["abstained"] is False and "20 euros" in out["answer"]
-    assert not events(out, "verify", "other_time")
+    assert not events(out, "verify", "cited_elsewhere")

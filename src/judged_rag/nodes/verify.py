@@ -8,11 +8,11 @@ held to it:
   restates the answer the judge quoted from a document it cites (a quote found in that
   document) is supported without a call (`verify_quotes`); otherwise the LLM checks
   that the cited documents state the claims (for R_C, uncited claims may come from the
-  model's knowledge). A question naming a year or version is answered only from cited
-  documents that name it (checked without an LLM). A claim citing the wrong document
-  is re-pointed to the one that states it and checked once more; otherwise the answer
-  is regenerated (at most `max_regenerations` times), then abstained from
-  (`unsupported_claims`).
+  model's knowledge). With `subject_grounding`, the cited documents must name what the
+  question names and the year or version it names (checked without an LLM). A claim
+  citing the wrong document is re-pointed to the one that states it and checked once
+  more; otherwise the answer is regenerated (at most `max_regenerations` times), then
+  abstained from (`unsupported_claims`).
 
 `finish` then turns the verdict into the run's output.
 """
@@ -40,7 +40,7 @@ from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
 from judged_rag.core.conflicts import INSTRUCTS, dated, unmet
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
-from judged_rag.core.quotes import grounded, names_subject, words
+from judged_rag.core.quotes import grounded, names_subject, subject_names, words
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
@@ -92,19 +92,19 @@ def verify(
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
         return _decided("accept", basis, None, events, cost)
     contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
-    other_time = cited_other_time(state, draft) if cfg.verify and not contradicted else None
+    elsewhere = cited_elsewhere(state, draft, cfg) if cfg.verify and not contradicted else None
     if contradicted:
         # The answer picks the alternative its own documents' values do not favour: no
         # LLM can make that supported, so no verifier call and no citation repair.
         supported = False
         claims = [contradicted, *claims]
         events.append(event("verify", "comparison", contradicted=contradicted))
-    elif other_time:
-        # The cited pages are about another year or version: no reading makes them state
-        # the one asked about (a page that does may be cited in another draft).
+    elif elsewhere:
+        # The cited pages are about another subject, year or version: no reading makes
+        # them state the one asked about (a page that does may be cited in another draft).
         supported = False
-        claims = [other_time, *claims]
-        events.append(event("verify", "other_time", claim=other_time))
+        claims = [elsewhere, *claims]
+        events.append(event("verify", "cited_elsewhere", claim=elsewhere))
     elif cfg.verify:
         check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
@@ -123,7 +123,7 @@ def verify(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
     repaired: dict[str, Any] = {}
-    if not supported and cfg.verify and not (contradicted or other_time):
+    if not supported and cfg.verify and not (contradicted or elsewhere):
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
@@ -332,24 +332,33 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
     return found
 
 
-def cited_other_time(state: State, draft: str) -> str | None:
-    """Why the draft's citations cannot support it when the question pins a year, or None.
+def cited_elsewhere(state: State, draft: str, cfg: Configuration) -> str | None:
+    """Why the draft's citations cannot support it, being about something else, or None.
 
-    "The mileage rate in 2026" is not answered by a page that gives the rate from October
-    2023: a question naming years or versions (`core.asked.pinned`) is answered only from
-    a cited page that names them, or years either side of the year (`names_pinned`).
-    None when the question names none, or the draft cites nothing (the verifier reads it
-    against all the knowledge, which `integrate` already held to the same test).
+    With `subject_grounding`, what `integrate` asks of the knowledge is asked of the
+    pages the draft cites: one of them must name what the question names (text, title or
+    context note; "the GPMG's battery" is not answered by the GFBC's manual) and the
+    years and versions it names, or years either side of a year ("the mileage rate in
+    2026" is not answered by the rate from October 2023). The question is read with a
+    description's name in its place (`hops.resolved`). None when the draft cites
+    nothing: the verifier reads it against all the knowledge, which `integrate` held to
+    the same test.
     """
+    if not cfg.subject_grounding:
+        return None
     question = hops.resolved(state["question"], state.get("hop"))
-    wanted = pinned(question)
     knowledge = state.get("knowledge") or []
     cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
-    if not (wanted and cited):
+    if not cited:
         return None
-    if any(names_pinned(question, f"{d['title']}\n{d['content']}") for d in cited):
-        return None
-    return f"the cited documents do not give a value for {', '.join(wanted)}"
+    texts = [(d["title"], d["content"]) for d in cited]
+    if not any(names_subject(question, *t) for t in texts):
+        names = ", ".join(" ".join(name) for name in subject_names(question))
+        return f"the cited documents do not name {names}, which the question asks about"
+    wanted = pinned(question)
+    if wanted and not any(names_pinned(question, f"{t}\n{c}") for t, c in texts):
+        return f"the cited documents do not give a value for {', '.join(wanted)}"
+    return None
 
 
 def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -> str | None:
