@@ -7,7 +7,7 @@ the LangGraph API server and LangServe can carry it without custom serialisers.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, final
+from typing import Annotated, Any, Literal, final, get_args
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import NotRequired, TypedDict
@@ -19,6 +19,18 @@ TaskType = Literal["open", "closed"]
 Label = Literal["highly_relevant", "somewhat_relevant", "not_relevant"]
 Alignment = Literal["full", "partial", "none", "unchecked"]
 Basis = Literal["retrieval", "combined", "model", "none"]
+Reason = Literal[
+    "no_trusted_source",
+    "model_declined",
+    "model_unsure",
+    "namesakes_only",
+    "unnamed_subject",
+    "unsupported_claims",
+    "generation_failed",
+    "budget_exhausted",
+]
+"""Why a run abstained: what was not trusted (docs/usage.md has what each one means)."""
+REASONS: tuple[Reason, ...] = get_args(Reason)
 
 
 class Doc(TypedDict):
@@ -253,8 +265,8 @@ class OutputState(TypedDict):
     """The numbered sources the answer cites."""
     abstained: NotRequired[bool]
     """Whether no trustworthy answer was found (the answer is then "Unknown")."""
-    reason: NotRequired[str | None]
-    """Reason code when the run abstained (or degraded), e.g. `no_trusted_source`."""
+    reason: NotRequired[Reason | None]
+    """Why the run abstained (`REASONS`), e.g. `no_trusted_source`; None when it answered."""
     basis: NotRequired[Basis]
     """What the answer rests on (SRA's protocol): retrieval, combined, model or none."""
     route: NotRequired[RouteSummary]

@@ -15,6 +15,7 @@ from types import ModuleType
 import pytest
 
 from judged_rag import Configuration
+from judged_rag.state import REASONS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(
@@ -116,3 +117,13 @@ def test_settings_the_method_page_names_exist() -> None:
     fields = {f.name for f in dataclasses.fields(Configuration)}
     assert named, "the settings table of docs/method.md names no setting"
     assert sorted(named - fields) == [], "docs/method.md names settings that do not exist"
+
+
+def test_every_abstention_reason_is_explained_to_users() -> None:
+    # docs/usage.md's table and the web page's explanations name every reason a run gives.
+    usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    page = (ROOT / "src" / "judged_rag" / "serve" / "web" / "page.js").read_text(encoding="utf-8")
+    table = set(re.findall(r"^\| `([a-z_]+)` \|", usage, re.MULTILINE))
+    explained = set(re.findall(r"^  ([a-z_]+): \"", page, re.MULTILINE))
+    assert set(REASONS) <= table
+    assert set(REASONS) <= explained

@@ -39,6 +39,7 @@ from judged_rag.schemas import (
     SupportCheck,
     Verification,
 )
+from judged_rag.state import REASONS
 from tests.fakes import asks_self_knowledge, fresh_documents, tool
 
 SEED = 20260523
@@ -65,16 +66,7 @@ PRIMARY = {
 }
 WORDS = ["Apollo", "Moon", "landing", "1969", "crew", "fact", "question", "x", "y"]
 LABELS = ["highly_relevant", "somewhat_relevant", "not_relevant"]
-ABSTAIN_REASONS = {
-    "no_trusted_source",
-    "unsupported_claims",
-    "generation_failed",
-    "model_declined",
-    "namesakes_only",
-    "unnamed_subject",
-    "model_unsure",
-    "budget_exhausted",
-}
+ABSTAIN_REASONS = set(REASONS)
 JUNK_CHARS = (
     "\ud800\udfff\udc00"  # lone surrogates
     "\x00\x01\x1b\x7f\x85"  # controls

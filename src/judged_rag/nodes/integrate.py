@@ -64,7 +64,7 @@ from judged_rag.core.scores import sra_score
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import integrate as prompt
-from judged_rag.state import Basis, Cost, Doc, State, add_costs, zero_cost
+from judged_rag.state import Basis, Cost, Doc, Reason, State, add_costs, zero_cost
 
 
 def decide_basis(s_max: float | None, c_m: float, cfg: Configuration) -> Basis:
@@ -161,7 +161,9 @@ def integrate(
     if state.get("gate_fallback") == "retrieving":
         update["gate_fallback"] = "retrieved"
     retrieved = bool(state.get("documents") or state.get("web_results"))
-    reason = None if basis != "none" else "model_unsure" if unsure else _declined(retrieved)
+    reason: Reason | None = (
+        None if basis != "none" else "model_unsure" if unsure else _declined(retrieved)
+    )
     if basis == "model" and cfg.namesake_guard:
         documents = state.get("documents") or []
         similar = [t for q in missing or [state["question"]] for t in namesakes_only(q, documents)]
@@ -210,7 +212,7 @@ def _other_time(state: State, knowledge: list[Doc]) -> list[str]:
     return [] if any(names_pinned(question, t) for t in texts) else wanted
 
 
-def _declined(retrieved: bool) -> str:
+def _declined(retrieved: bool) -> Reason:
     """The reason code of SRA's "Unknown": what was not trusted.
 
     `model_declined`: nothing was retrieved (an empty knowledge base, no web), so the

@@ -45,7 +45,7 @@ from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
 from judged_rag.schemas import Verification
-from judged_rag.state import Basis, Cost, Doc, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Basis, Cost, Doc, Reason, State, TraceEvent, add_costs, zero_cost
 
 FALLBACK = Verification(supported=False, unsupported_claims=[])
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
@@ -147,7 +147,7 @@ def _unchecked(
     """
     cost = zero_cost()
     if not draft:
-        reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
+        reason: Reason = "budget_exhausted" if exhausted(state, cfg) else "generation_failed"
         return _stated(state, basis, events, cost) or _decided(
             "abstain", basis, reason, events, cost
         )
@@ -457,7 +457,7 @@ def _repair(
 def _decided(
     verdict: Verdict,
     basis: Basis | None,
-    reason: str | None,
+    reason: Reason | None,
     events: list[TraceEvent],
     cost: Cost,
 ) -> dict[str, Any]:
