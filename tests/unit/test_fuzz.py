@@ -387,6 +387,8 @@ def run_settings(r: random.Random) -> dict[str, Any]:
         "max_llm_calls": r.choice([100, 100, r.randint(2, 12)]),
         # On, most runs stop before generating: the random pages rarely name "Apollo 11".
         "subject_grounding": r.random() < 0.25,
+        # Web results judged too: malformed judge replies there as well.
+        "judge_web": r.random() < 0.3,
     }
 
 

@@ -716,3 +716,50 @@ def test_progress_is_the_llms_probability_not_the_retrievers_cosine() -> None:
     ]
     assert best_scores(labelled, 1) == (1.52, 1.40)
     assert is_stalled(*best_scores(labelled, 1)) is False
+
+
+def _judged_web_run(*web_labels: Any, **settings: Any) -> dict[str, Any]:
+    """`_web_run` with the web's two results judged (`judge_web`): wiki first, longevity."""
+    longevity = doc("longevity", "Longevity is a long duration of individual life.")
+    parts = Components(
+        chat_model=generator("In July 1969 [2]."),
+        judge_model=judge_model(
+            components("Apollo 11"),
+            label("somewhat_relevant", "Apollo 11"),
+            label("not_relevant"),
+            keywords("Apollo 11 Moon landing date"),
+            *web_labels,
+            verdict(True, 0.8),
+        ),
+        retriever=scripted_retriever([MOON, SATURN]),
+        web_search=scripted_retriever([longevity, WIKI]),
+    )
+    return run(parts, max_iterations=1, judge_web=True, **settings)
+
+
+def test_judged_web_results_keep_what_the_judge_did_not_reject() -> None:
+    out = _judged_web_run(label("highly_relevant", "Apollo 11"), label("not_relevant"))
+    judged = events(out, "web_search", "results_judged")[0]["detail"]
+    assert judged == {"kept": 1, "rejected": ["kb/longevity.md"], "unjudged": 0}
+    # The page the judge rejected is not K_W; the judged one is, and is cited.
+    assert events(out, "combine", "combined")[0]["detail"]["chosen"] == ["moon", "wiki"]
+    assert [c["doc_id"] for c in out["citations"]] == ["wiki"]
+    labels = {e["detail"]["doc_id"]: e["detail"]["label"] for e in events(out, "judge", "judged")}
+    assert labels["wiki"] == "highly_relevant" and labels["longevity"] == "not_relevant"
+    # Two judge calls more than the same run with the web unjudged.
+    unjudged = _web_run(scripted_retriever([WIKI]))
+    assert out["cost"]["llm_calls"] == unjudged["cost"]["llm_calls"] + 2
+
+
+def test_web_results_the_budget_leaves_unjudged_follow_the_judged_ones() -> None:
+    # Four calls spent (parse, two judges, keywords) and three kept for the answer: one
+    # web result can be judged; the other stays, after it, unjudged.
+    out = _judged_web_run(label("somewhat_relevant", "Apollo 11"), max_llm_calls=8)
+    judged = events(out, "web_search", "results_judged")[0]["detail"]
+    assert judged == {"kept": 1, "rejected": [], "unjudged": 1}
+    assert events(out, "combine", "combined")[0]["detail"]["chosen"] == [
+        "moon",
+        "wiki",
+        "longevity",
+    ]
+    assert out["cost"]["llm_calls"] <= 8

@@ -331,6 +331,15 @@ class Configuration:
         le=100,
         access="research",
     )
+    judge_web: bool = _f(
+        False,
+        "Judge web results as retrieved chunks are judged (the run's judge, one call a "
+        "result with the extracting judge, within the call budget): K_W keeps those not "
+        "judged Not Relevant, best first. RJAG combines web results as they come; on "
+        "internal documentation the offline web's pages ('Meal', 'Dinner' for a meal "
+        "allowance) then stand between the judged chunks the generator reads.",
+        access="research",
+    )
     judge_concurrency: int = _f(
         4,
         "Most judge calls in flight at once, across runs sharing the components.",

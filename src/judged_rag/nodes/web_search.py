@@ -5,13 +5,15 @@ keywords; results become documents with their source and reliability grade, the 
 authoritative first. Web results are not judged (RJAG combines them as they come), so
 with `subject_check` a result that does not name what the question asks about is
 dropped here, without an LLM: a page on "Longevity" or "Ulaanbaatar" is no evidence about
-a person or a company the question names. A missing or failing backend is recorded and
-the run goes on without web knowledge.
+a person or a company the question names. With `judge_web`, the run's judge judges them
+as it judges retrieved chunks, and K_W keeps those it did not find Not Relevant, best
+first (results the call budget leaves unjudged follow, as they came). A missing or
+failing backend is recorded and the run goes on without web knowledge.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -19,16 +21,28 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import ANSWERING
+from judged_rag.core import hops
+from judged_rag.core.budget import ANSWERING, calls_left, kept
 from judged_rag.core.documents import to_doc
 from judged_rag.core.quotes import names_subject, subject_names
 from judged_rag.core.scores import GRADES
 from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
+from judged_rag.nodes.judge.strategies import strategy
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
-from judged_rag.state import Cost, Doc, State, TraceEvent, zero_cost
+from judged_rag.state import (
+    Cost,
+    Doc,
+    JudgeTask,
+    JudgeWindow,
+    Judgment,
+    State,
+    TraceEvent,
+    add_costs,
+    zero_cost,
+)
 
 MAX_LISTED = 10
 """Dropped results and subjects named in the trace (a backend may return many)."""
@@ -80,7 +94,115 @@ def web_search(
             similarity=scale,
         )
     )
-    return {**out, "web_results": docs, "cost": cost, "trace": events}
+    if not (cfg.judge_web and docs):
+        return {**out, "web_results": docs, "cost": cost, "trace": events}
+    judged = _judged(state, config, cfg, deps, docs, spent=cost)
+    return {
+        **out,
+        "web_results": judged.docs,
+        "judgments": judged.judgments,
+        "cost": add_costs(cost, judged.cost),
+        "trace": [*events, *judged.events],
+    }
+
+
+class _Judged(NamedTuple):
+    """Web results after the judge: those kept, the judgments, their cost and events."""
+
+    docs: list[Doc]
+    judgments: list[Judgment]
+    cost: Cost
+    events: list[TraceEvent]
+
+
+def _judged(
+    state: State,
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    docs: list[Doc],
+    *,
+    spent: Cost,
+) -> _Judged:
+    """The web results judged against the question (`judge_web`): Not Relevant ones dropped.
+
+    As a round of retrieved chunks is judged (`graph.routing.route_after_retrieve`):
+    against the question the round asks, the answer's calls kept back from the budget,
+    one task a document (a window with the list judge), then the strategy's join. Judged
+    results come first, best judge score first; those the budget left unjudged follow.
+    """
+    chosen = strategy(cfg)
+    # `spent`: this node's own calls (the keywords), not yet in the run's cost.
+    left = calls_left({"cost": add_costs(state.get("cost"), spent)}, cfg)
+    affordable = max(0, left - kept(cfg, *ANSWERING))
+    parts = state.get("query_parts") or []
+    made = chosen.calls_per_task(cfg, parsed=bool(parts))
+    per_task = chosen.documents_per_task(cfg)
+    judging = docs[: affordable // made * per_task] if made else docs
+    question, iteration = hops.asked(state), state.get("iteration", 0)
+    tasks: list[JudgeTask | JudgeWindow] = []
+    for n in range(0, len(judging), per_task):
+        group = judging[n : n + per_task]
+        if chosen.windowed:
+            tasks.append(
+                JudgeWindow(
+                    question=question,
+                    documents=group,
+                    iteration=iteration,
+                    window=n // per_task,
+                    calls=made,
+                )
+            )
+        else:
+            tasks += [
+                JudgeTask(
+                    question=question,
+                    query_parts=parts,
+                    document=d,
+                    iteration=iteration,
+                    calls=max(made, 1),
+                )
+                for d in group
+            ]
+    judgments: list[Judgment] = []
+    cost: Cost = zero_cost()
+    events: list[TraceEvent] = []
+    for task in tasks:
+        update = chosen.judge(task, config, cfg, deps)
+        judgments += update.get("judgments") or []
+        cost = add_costs(cost, update.get("cost"))
+        events += update.get("trace") or []
+    judgments, joined = chosen.label_round(judgments, iteration, cfg)
+    events += joined
+    by_id = {j["doc_id"]: j for j in judgments}
+    rejected = [d["source"] for d in judging if _label(by_id, d) == "not_relevant"]
+    ranked = sorted(
+        (d for d in judging if d["id"] in by_id and _label(by_id, d) != "not_relevant"),
+        key=lambda d: -_score(by_id[d["id"]]),
+    )
+    unjudged = [d for d in docs if d["id"] not in by_id]
+    events.append(
+        event(
+            "web_search",
+            "results_judged",
+            kept=len(ranked),
+            rejected=rejected[:MAX_LISTED],
+            unjudged=len(unjudged),
+        )
+    )
+    return _Judged([*ranked, *unjudged], judgments, cost, events)
+
+
+def _label(judgments: dict[str, Judgment], doc: Doc) -> str | None:
+    """The label the judge gave `doc`, or None when it was not judged."""
+    found = judgments.get(doc["id"])
+    return None if found is None else found["label"]
+
+
+def _score(judgment: Judgment) -> float:
+    """A judgment's rank key: the judge's own score where it gave one, else SRA's composite."""
+    own = judgment.get("judge_score")
+    return float(own) if own is not None else float(judgment["composite_score"])
 
 
 def _keywords(
