@@ -1,7 +1,7 @@
 """Rerun questions with the default graph and keep each run's whole output (trace included).
 
-usage: python traces.py DATA.jsonl INDEX_DIR OUT.jsonl [id ...]
-Resumable: ids already in OUT are skipped.
+usage: [SETTINGS='{"key": value}'] python traces.py DATA.jsonl INDEX_DIR OUT.jsonl [id ...]
+Resumable: ids already in OUT are skipped. SETTINGS: JSON settings on top of the defaults.
 """
 import json, sys, time
 from pathlib import Path
@@ -15,7 +15,9 @@ if Path(out).exists():
     done = {json.loads(l)["id"] for l in open(out)}
 rows = [json.loads(l) for l in open(data)]
 graph = build_graph(Components())
-cfg = Configuration.from_mapping({"index_dir": index}, strict=True)
+import os
+extra = json.loads(os.environ.get("SETTINGS", "{}"))
+cfg = Configuration.from_mapping({"index_dir": index, **extra}, strict=True)
 for r in rows:
     if (wanted and r["id"] not in wanted) or r["id"] in done:
         continue

@@ -215,8 +215,11 @@ def test_highly_relevant_document_goes_to_generation_with_citation() -> None:
     assert out["cost"]["llm_rounds"] == 5
 
 
-def _web_run(web: Any, **settings: Any) -> dict[str, Any]:
-    """An open question the knowledge base only touches (moon: Somewhat, saturn: Not)."""
+def _web_run(web: Any, *web_labels: Any, **settings: Any) -> dict[str, Any]:
+    """An open question the knowledge base only touches (moon: Somewhat, saturn: Not).
+
+    `web_labels`: the judge's replies for the web's results, when they are judged.
+    """
     parts = Components(
         chat_model=generator("In July 1969 [2]."),
         judge_model=judge_model(
@@ -224,6 +227,7 @@ def _web_run(web: Any, **settings: Any) -> dict[str, Any]:
             label("somewhat_relevant", "Apollo 11"),
             label("not_relevant"),
             keywords("Apollo 11 Moon landing date"),
+            *web_labels,
             verdict(True, 0.8),
         ),
         retriever=scripted_retriever([MOON, SATURN]),
@@ -721,20 +725,8 @@ def test_progress_is_the_llms_probability_not_the_retrievers_cosine() -> None:
 def _judged_web_run(*web_labels: Any, **settings: Any) -> dict[str, Any]:
     """`_web_run` with the web's two results judged (`judge_web`): wiki first, longevity."""
     longevity = doc("longevity", "Longevity is a long duration of individual life.")
-    parts = Components(
-        chat_model=generator("In July 1969 [2]."),
-        judge_model=judge_model(
-            components("Apollo 11"),
-            label("somewhat_relevant", "Apollo 11"),
-            label("not_relevant"),
-            keywords("Apollo 11 Moon landing date"),
-            *web_labels,
-            verdict(True, 0.8),
-        ),
-        retriever=scripted_retriever([MOON, SATURN]),
-        web_search=scripted_retriever([longevity, WIKI]),
-    )
-    return run(parts, max_iterations=1, judge_web=True, **settings)
+    web = scripted_retriever([longevity, WIKI])
+    return _web_run(web, *web_labels, judge_web=True, **settings)
 
 
 def test_judged_web_results_keep_what_the_judge_did_not_reject() -> None:
