@@ -32,6 +32,7 @@ import re
 
 from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
 from judged_rag.core.quotes import words
+from judged_rag.state import Doc
 
 QUANTITY = re.compile(
     r"^\s*(?:and\s+)?how\s+(?:many|much|long|often|far|old|big|large|tall|high|wide|heavy|"
@@ -268,3 +269,16 @@ def names_pinned(question: str, text: str) -> bool:
         if not (any(y < asked for y in years) and any(y > asked for y in years)):
             return False
     return True
+
+
+def unpinned(question: str, docs: list[Doc]) -> list[str]:
+    """The years and versions the question names when none of `docs` names them, or [].
+
+    Each document is read with its title (`names_pinned`: the year itself, or years
+    either side of it). [] when the question names none, or there is no document.
+    """
+    wanted = pinned(question)
+    if not (wanted and docs):
+        return []
+    texts = [f"{d['title']}\n{d['content']}" for d in docs]
+    return [] if any(names_pinned(question, t) for t in texts) else wanted

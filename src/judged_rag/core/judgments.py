@@ -53,6 +53,16 @@ def labelled(state: State, label: str) -> list[Doc]:
     return sorted(docs, key=lambda d: -judged[d["id"]]["composite_score"])
 
 
+def judged_score(judgment: Judgment) -> float:
+    """How strongly a judgment holds its document, to rank by.
+
+    The judge's own score where it gave one (its probability that the document states
+    the answer, with the cosine mixed in), SRA's composite score otherwise.
+    """
+    own = judgment.get("judge_score")
+    return float(own) if own is not None else float(judgment["composite_score"])
+
+
 def labelled_sets(state: State) -> dict[str, list[Doc]]:
     """Every label's documents, best first (one join for all three).
 
@@ -72,10 +82,8 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
 
     def rank(doc: Doc) -> tuple[bool, float, float]:
         judgment = judged[doc["id"]]
-        own = judgment.get("judge_score")
-        composite = float(judgment["composite_score"])
         off_subject = judgment.get("grounded") is False
-        return (off_subject, -(float(own) if own is not None else composite), -composite)
+        return (off_subject, -judged_score(judgment), -float(judgment["composite_score"]))
 
     for docs in sets.values():
         docs.sort(key=rank)

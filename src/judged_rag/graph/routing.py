@@ -21,9 +21,14 @@ from langgraph.types import Send
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING, calls_left, kept, rounds_left
-from judged_rag.nodes.judge.strategies import batched, strategy
+from judged_rag.nodes.judge.strategies import (
+    affordable_documents,
+    batched,
+    judge_tasks,
+    strategy,
+)
 from judged_rag.nodes.step import DEFAULT_DEPS, NodeDeps
-from judged_rag.state import JudgeTask, JudgeWindow, State
+from judged_rag.state import State
 
 
 def route_after_gate(state: State) -> Literal["parse", "integrate"]:
@@ -51,53 +56,33 @@ def route_after_retrieve(
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
     affordable = max(0, calls_left(state, cfg) - kept(cfg, *ANSWERING))
     judge = strategy(cfg)
-    per_call = judge.documents_per_task(cfg)
+    parts = state.get("query_parts") or []
     # A reflecting judgment is followed by its review (two calls); ChunkRAG's judge
     # scores, reconsiders and has a critic score again (three); judging off makes none.
-    made = judge.calls_per_task(cfg, parsed=bool(state.get("query_parts")))
-    if made:
-        docs = docs[: affordable // made * per_call]
+    made = judge.calls_per_task(cfg, parsed=bool(parts))
+    docs = affordable_documents(judge, cfg, docs, affordable, parsed=bool(parts))
     if batched(cfg):
         docs = docs[: cfg.judge_batch]
     if not docs or state.get("budget_exhausted"):
         return "assess"
-    iteration = state.get("iteration", 0)
-    question, hop = hops.asked(state), hops.pending(state)
-    tasks = math.ceil(len(docs) / per_call)
+    tasks = math.ceil(len(docs) / judge.documents_per_task(cfg))
     # Calls left over after those every task needs are shared out for retries.
     per_task = max(made, 1)
     calls = max(per_task, per_task + (affordable - per_task * tasks) // tasks)
-    if judge.windowed:
-        windows = []
-        for n in range(tasks):
-            window = JudgeWindow(
-                question=question,
-                documents=docs[n * per_call : (n + 1) * per_call],
-                iteration=iteration,
-                window=n,
-                calls=calls,
-            )
-            if hop:
-                window["hop"] = True
-            windows.append(Send("judge", window))
-        return windows
-    parts = state.get("query_parts") or []
-    roles = state.get("query_roles") or {}
-    tasks_sent = []
-    for doc in docs:
-        task = JudgeTask(
-            question=question,
-            query_parts=parts,
-            document=doc,
-            iteration=iteration,
+    return [
+        Send("judge", task)
+        for task in judge_tasks(
+            judge,
+            cfg,
+            docs,
+            question=hops.asked(state),
+            iteration=state.get("iteration", 0),
             calls=calls,
+            parts=parts,
+            roles=state.get("query_roles") or {},
+            hop=hops.pending(state),
         )
-        if roles:
-            task["roles"] = roles
-        if hop:
-            task["hop"] = True
-        tasks_sent.append(Send("judge", task))
-    return tasks_sent
+    ]
 
 
 def route_after_assess(

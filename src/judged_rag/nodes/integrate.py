@@ -56,7 +56,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components.llm import Outcome, ShortAnswer, read_short_answer
 from judged_rag.configuration import SRA_T_M, Configuration
-from judged_rag.core.asked import names_pinned, pinned
+from judged_rag.core.asked import unpinned
 from judged_rag.core.citations import LETTERS as OPTION_LETTERS
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.quotes import named, subject_coverage
@@ -117,7 +117,10 @@ def integrate(
     missing = uncovered(list(latest_judgments(state).values()), alternatives_asked(state, cfg))
     grounding = cfg.subject_grounding and not missing
     elsewhere = grounding and not _grounded(state, knowledge)
-    other_time = _other_time(state, knowledge) if grounding and not elsewhere else []
+    # "The allowance in 2027" is not answered by pages giving 2026's (nor release notes
+    # for 4.2 by 4.1's), whatever labelled them (Somewhat Relevant pages, the web): the
+    # extracting judge's own check (`core.asked`) covers only the chunks it passes.
+    other_time = unpinned(state["question"], knowledge) if grounding and not elsewhere else []
     basis = decide_basis(None if missing or elsewhere or other_time else s_max, c_m, cfg)
     unsure: bool | None = None
     if basis == "model" and cfg.t_a:
@@ -193,23 +196,6 @@ def _grounded(state: State, knowledge: list[Doc]) -> bool:
         return True
     texts = [t for d in knowledge for t in (d["title"], d["content"])]
     return named(subject_coverage(state["question"], *texts))
-
-
-def _other_time(state: State, knowledge: list[Doc]) -> list[str]:
-    """The years and versions the question names that no kept document names, or [].
-
-    "The allowance in 2027" is not answered by pages that give 2026's (nor a release
-    note for 4.2 by 4.1's): with none naming the year, or years either side of it, the
-    knowledge is about another time. [] when the question names none, or nothing was
-    kept. The extracting judge asks the same of each chunk it passes (`core.asked`);
-    this holds for the knowledge whatever labelled it (Somewhat Relevant pages, the web).
-    """
-    question = state["question"]
-    wanted = pinned(question)
-    if not (wanted and knowledge):
-        return []
-    texts = [f"{d['title']}\n{d['content']}" for d in knowledge]
-    return [] if any(names_pinned(question, t) for t in texts) else wanted
 
 
 def _declined(retrieved: bool) -> Reason:

@@ -28,7 +28,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import names_pinned, pinned
+from judged_rag.core.asked import unpinned
 from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
@@ -351,13 +351,11 @@ def cited_elsewhere(state: State, draft: str, cfg: Configuration) -> str | None:
     cited = [knowledge[n - 1] for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
     if not cited:
         return None
-    texts = [(d["title"], d["content"]) for d in cited]
-    if not any(names_subject(question, *t) for t in texts):
+    if not any(names_subject(question, d["title"], d["content"]) for d in cited):
         names = ", ".join(" ".join(name) for name in subject_names(question))
         return f"the cited documents do not name {names}, which the question asks about"
-    wanted = pinned(question)
-    if wanted and not any(names_pinned(question, f"{t}\n{c}") for t, c in texts):
-        return f"the cited documents do not give a value for {', '.join(wanted)}"
+    if other := unpinned(question, cited):
+        return f"the cited documents do not give a value for {', '.join(other)}"
     return None
 
 

@@ -24,19 +24,18 @@ from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.budget import ANSWERING, calls_left, kept
 from judged_rag.core.documents import to_doc
+from judged_rag.core.judgments import judged_score
 from judged_rag.core.quotes import names_subject, subject_names
 from judged_rag.core.scores import GRADES
 from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
-from judged_rag.nodes.judge.strategies import strategy
+from judged_rag.nodes.judge.strategies import affordable_documents, judge_tasks, strategy
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import web_search as prompt
 from judged_rag.schemas import SearchQuery
 from judged_rag.state import (
     Cost,
     Doc,
-    JudgeTask,
-    JudgeWindow,
     Judgment,
     State,
     TraceEvent,
@@ -136,34 +135,19 @@ def _judged(
     left = calls_left({"cost": add_costs(state.get("cost"), spent)}, cfg)
     affordable = max(0, left - kept(cfg, *ANSWERING))
     parts = state.get("query_parts") or []
-    made = chosen.calls_per_task(cfg, parsed=bool(parts))
-    per_task = chosen.documents_per_task(cfg)
-    judging = docs[: affordable // made * per_task] if made else docs
-    question, iteration = hops.asked(state), state.get("iteration", 0)
-    tasks: list[JudgeTask | JudgeWindow] = []
-    for n in range(0, len(judging), per_task):
-        group = judging[n : n + per_task]
-        if chosen.windowed:
-            tasks.append(
-                JudgeWindow(
-                    question=question,
-                    documents=group,
-                    iteration=iteration,
-                    window=n // per_task,
-                    calls=made,
-                )
-            )
-        else:
-            tasks += [
-                JudgeTask(
-                    question=question,
-                    query_parts=parts,
-                    document=d,
-                    iteration=iteration,
-                    calls=max(made, 1),
-                )
-                for d in group
-            ]
+    judging = affordable_documents(chosen, cfg, docs, affordable, parsed=bool(parts))
+    iteration = state.get("iteration", 0)
+    tasks = judge_tasks(
+        chosen,
+        cfg,
+        judging,
+        question=hops.asked(state),
+        iteration=iteration,
+        calls=max(chosen.calls_per_task(cfg, parsed=bool(parts)), 1),
+        parts=parts,
+        roles={},
+        hop=False,
+    )
     judgments: list[Judgment] = []
     cost: Cost = zero_cost()
     events: list[TraceEvent] = []
@@ -178,7 +162,7 @@ def _judged(
     rejected = [d["source"] for d in judging if _label(by_id, d) == "not_relevant"]
     ranked = sorted(
         (d for d in judging if d["id"] in by_id and _label(by_id, d) != "not_relevant"),
-        key=lambda d: -_score(by_id[d["id"]]),
+        key=lambda d: -judged_score(by_id[d["id"]]),
     )
     unjudged = [d for d in docs if d["id"] not in by_id]
     events.append(
@@ -197,12 +181,6 @@ def _label(judgments: dict[str, Judgment], doc: Doc) -> str | None:
     """The label the judge gave `doc`, or None when it was not judged."""
     found = judgments.get(doc["id"])
     return None if found is None else found["label"]
-
-
-def _score(judgment: Judgment) -> float:
-    """A judgment's rank key: the judge's own score where it gave one, else SRA's composite."""
-    own = judgment.get("judge_score")
-    return float(own) if own is not None else float(judgment["composite_score"])
 
 
 def _keywords(
