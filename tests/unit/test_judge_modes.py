@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
 from judged_rag.configuration import SRA_T_M, T_M_MEASURED
-from judged_rag.core.quotes import grounded, subject_coverage, subject_terms
+from judged_rag.core.quotes import grounded, quoted_within, subject_coverage, subject_terms
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
 from tests.fakes import (
@@ -409,6 +409,72 @@ def test_pages_all_about_other_people_cost_no_judge_call() -> None:
     # C_M is the only call and the only round; no generation without trusted knowledge.
     assert out["cost"]["llm_calls"] == 1 and out["cost"]["llm_rounds"] == 1
     assert out["answer"] == "Unknown" and out["reason"] == "no_trusted_source"
+
+
+def test_a_copy_within_the_judges_own_words_is_the_evidence() -> None:
+    leave = doc(
+        "leave",
+        "Employees may carry over up to 5 days of unused leave into the next year.",
+        similarity=None,
+    )
+    sick = doc("sick", "Employees may self-certify absences of up to 3 days.", similarity=None)
+    question = "Can I carry over unused leave, and how many days?"
+    parts = Components(
+        chat_model=generator("Yes: up to 5 days of unused leave carry over [1]."),
+        judge_model=judge_model(
+            # Not a copy as a whole; its run "carry over up to 5 days of unused leave
+            # into the" is one.
+            quote(
+                "Yes, you can carry over up to 5 days of unused leave into the",
+                Yes=0.9,
+                NONE=0.1,
+            ),
+            # The only run the document holds is "up to", without a number: no copy.
+            quote("Yes, up to a week.", Yes=0.9, NONE=0.1),
+            verdict(),
+        ),
+        retriever=scripted_retriever([leave, sick]),
+    )
+    out = run(parts, question, judge="extract", judge_threshold=0.6, max_iterations=1)
+    labels = judged(out)
+    assert labels["leave"]["label"] == "highly_relevant"
+    assert labels["leave"]["evidence"] == "carry over up to 5 days of unused leave into the"
+    assert labels["leave"]["p_highly"] == pytest.approx(0.9)
+    assert labels["sick"]["label"] == "somewhat_relevant"
+    assert labels["sick"]["evidence"] == ""
+
+
+def test_a_run_of_the_question_own_numbers_is_no_copy() -> None:
+    notes = doc("notes", "Firmware 3.2 fixes the alarm delay.", similarity=None)
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            quote("It is firmware 3.2 that changed", It=0.8, NONE=0.2), verdict()
+        ),
+        retriever=scripted_retriever([notes]),
+    )
+    question = "What did firmware 3.2 change about the display?"
+    out = run(parts, question, judge="extract", max_iterations=1, web_search="none")
+    assert judged(out)["notes"]["evidence"] == ""
+    assert judged(out)["notes"]["label"] == "somewhat_relevant"
+
+
+@pytest.mark.parametrize(
+    ("reply", "document", "expected"),
+    [
+        # The longest run holding a number; the reply's own words around it left out.
+        ("Yes, for up to 3 days.", "Self-certify for up to 3 days only.", "for up to 3 days"),
+        # A lone number is in too many documents to count.
+        ("Yes, 3.", "There are 3 rooms.", ""),
+        # A run without a number says nothing the question can check.
+        ("Yes, staff may travel.", "Staff may travel abroad.", ""),
+        # Of equally long runs, the first.
+        ("12 hours or 30 days", "after 12 hours; within 30 days", "12 hours"),
+        ("", "Anything 5 days.", ""),
+    ],
+)
+def test_quoted_within(reply: str, document: str, expected: str) -> None:
+    assert quoted_within(reply, document) == expected
 
 
 def test_reading_an_extraction() -> None:

@@ -28,6 +28,28 @@ def position(quote: str, document: str) -> int | None:
     return None if at < 0 else at
 
 
+def quoted_within(reply: str, document: str, *, min_words: int = 2) -> str:
+    """The longest run of `reply`'s words that `document` holds and that states a number.
+
+    A small model asked to copy an answer sometimes answers in its own words around a
+    copy: "Yes, you can carry over up to 5 days of unused leave" for a document saying
+    "Employees may carry over up to 5 days of unused leave". The run ("carry over up to 5
+    days of unused leave") is the copy. Only a run with a digit and at least `min_words`
+    words counts: a lone number or a few common words are in many documents. "" when
+    no run qualifies; the earliest of equally long runs is taken.
+    """
+    tokens = reply.split()
+    best: list[str] = []
+    for start in range(len(tokens)):
+        for end in range(len(tokens), start + max(len(best), min_words - 1), -1):
+            run = tokens[start:end]
+            text = " ".join(run)
+            if any(c.isdigit() for c in text) and grounded(text, document):
+                best = run
+                break
+    return " ".join(best).strip(" .,;:")
+
+
 def statement(text: str, copy: str) -> tuple[str, int] | None:
     """The sentence or table row `copy` was taken from, and where the copy is in it.
 

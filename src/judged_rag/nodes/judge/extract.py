@@ -9,6 +9,7 @@ about the name it carries.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +21,14 @@ from judged_rag.core.asked import names_pinned, of_kind, pinned
 from judged_rag.core.comparison import compared
 from judged_rag.core.conflicts import comparable, name_like, same_value
 from judged_rag.core.documents import titled
-from judged_rag.core.quotes import grounded, named, names_subject, subject_coverage, words
+from judged_rag.core.quotes import (
+    grounded,
+    named,
+    names_subject,
+    quoted_within,
+    subject_coverage,
+    words,
+)
 from judged_rag.core.trace import event
 from judged_rag.core.updates import Later, superseding
 from judged_rag.nodes.judge.common import (
@@ -58,7 +66,9 @@ class Extract(OneDocumentJudge):
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out
             )
-        judged = _from_extraction(base, found.value, doc, cfg, alternatives=alternatives)
+        judged = _from_extraction(
+            base, _copied(found.value, doc, task["question"]), doc, cfg, alternatives=alternatives
+        )
         judged = _in_form(judged, task["question"], doc)
         if alternatives:
             judged = _for_alternative(judged, alternatives, focus)
@@ -216,6 +226,24 @@ def _off_subject(
     judgment["p_highly"] = 0.0
     judgment["judge_score"] = judge_score(0.0, doc["similarity"], cfg.judge_similarity_weight)
     return judgment
+
+
+def _copied(found: Extraction | None, doc: Doc, question: str) -> Extraction | None:
+    """The reply, or the copy it holds when the model answered around one in its own words.
+
+    "Yes, you can carry over up to 5 days of unused leave into the" is not in the document
+    as a whole; its run "carry over up to 5 days of unused leave into the" is
+    (`core.quotes.quoted_within`), and that run is what the judge copied. The run's numbers
+    must not all be the question's own ("firmware 3.2" repeated from the question
+    answers nothing).
+    """
+    if found is None or found.none or grounded(found.text, doc["content"]):
+        return found
+    run = quoted_within(found.text, doc["content"])
+    numbers = set(re.findall(r"\d[\d,.]*", run))
+    if not numbers or numbers <= set(re.findall(r"\d[\d,.]*", question)):
+        return found
+    return Extraction(text=run, none=False, p_none=found.p_none)
 
 
 def _from_extraction(
