@@ -228,6 +228,10 @@ def _off_subject(
     return judgment
 
 
+_NUMBER = re.compile(r"\d[\d,.]*")
+"""A number as a copy writes it ("1,000", "3.2"): the run's must not all be the question's."""
+
+
 def _copied(found: Extraction | None, doc: Doc, question: str) -> Extraction | None:
     """The reply, or the copy it holds when the model answered around one in its own words.
 
@@ -240,8 +244,8 @@ def _copied(found: Extraction | None, doc: Doc, question: str) -> Extraction | N
     if found is None or found.none or grounded(found.text, doc["content"]):
         return found
     run = quoted_within(found.text, doc["content"])
-    numbers = set(re.findall(r"\d[\d,.]*", run))
-    if not numbers or numbers <= set(re.findall(r"\d[\d,.]*", question)):
+    numbers = set(_NUMBER.findall(run))
+    if not numbers or numbers <= set(_NUMBER.findall(question)):
         return found
     return Extraction(text=run, none=False, p_none=found.p_none)
 
