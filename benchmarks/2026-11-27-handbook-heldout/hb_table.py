@@ -1,7 +1,11 @@
 """Per-system and per-kind outcomes of e2e runs on a handbook set: Wilson 95 % intervals,
 exact McNemar tests on the items every system finished, calls and seconds.
 
-usage: python table.py [label=]RESULTS.jsonl ...
+usage: python hb_table.py [--rescore] [label=]RESULTS.jsonl ...
+
+--rescore: each stored answer is scored again with today's scorer
+(`judged_rag_eval.metrics`, run from the project's environment), and the rows whose
+verdict changes are listed first.
 """
 import json, math, statistics, sys
 
@@ -26,13 +30,27 @@ def mcnemar(x, y):
     return min(1.0, 2 * p)
 
 
+rescore = "--rescore" in sys.argv
+if rescore:
+    from judged_rag_eval.metrics import choice_conclusion_correct, contains_answer
+
+
+def scored(r):
+    """The row's verdict on an answerable open question, by today's scorer."""
+    decided = choice_conclusion_correct(r["answer"], r["answers"], r["question"])
+    return contains_answer(r["answer"], r["answers"]) if decided is None else decided
+
+
 runs = {}
-for spec in sys.argv[1:]:
+for spec in (a for a in sys.argv[1:] if a != "--rescore"):
     label, _, path = spec.rpartition("=")
     for line in open(path):
         r = json.loads(line)
         if r.get("error"):
             continue
+        if rescore and not r["must_abstain"] and not r.get("options") and scored(r) != r["correct"]:
+            print(f"rescored {label or r['system']} {r['item_id']}: {r['correct']} -> {not r['correct']} ({r['answer'][:70]!r})")
+            r["correct"] = not r["correct"]
         runs.setdefault(label or r["system"], {})[r["item_id"]] = r
 common = sorted(set.intersection(*(set(v) for v in runs.values())))
 right = lambda r: r["abstained"] if r["must_abstain"] else r["correct"]

@@ -66,9 +66,21 @@ def states_answer(text: str, answer: str) -> bool:
 
 
 def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
-    """Normalised containment: some gold answer occurs in the prediction."""
+    """Normalised containment: some gold answer occurs in the prediction.
+
+    A gold number also counts where it is glued to a unit ("55°C" for "55"), which
+    normalisation fuses into one token, but not inside a longer number ("5,000", "1.5").
+    """
     text = strip_citations(prediction)
-    return any(contains_normalized(text, gold) for gold in golds)
+    return any(contains_normalized(text, gold) or _glued_number(text, gold) for gold in golds)
+
+
+def _glued_number(text: str, gold: str) -> bool:
+    """Whether the all-digit `gold` stands in `text` as a whole number, whatever follows it."""
+    bare = gold.strip()
+    if not bare.isdigit():
+        return False
+    return re.search(rf"(?<![\d.,]){re.escape(bare)}(?![\d]|[.,]\d)", text) is not None
 
 
 def choice_conclusion_correct(prediction: str, golds: Iterable[str], question: str) -> bool | None:

@@ -44,6 +44,11 @@ def test_containment_is_normalised_and_token_bounded() -> None:
     assert contains_answer("It landed in July 1969 [1].", ["1969"])
     assert contains_answer("The population is 442,241.", ["442241"])
     assert not contains_answer("He won 15 titles.", ["5"])
+    assert contains_answer("The maximum is 55°C [1].", ["55"])  # glued to its unit
+    assert not contains_answer("It costs 5,000 euros.", ["5"])  # inside a longer number
+    assert not contains_answer("Version 1.5 is current.", ["5"])
+    assert not contains_answer("Version 5.1 is current.", ["5"])
+    assert contains_answer("Firmware 5.", ["5"])
     assert not contains_answer("A Democratic senator.", ["Democrat"])
     assert not contains_answer("anything", [""])
     # Citation markers are not answers.
