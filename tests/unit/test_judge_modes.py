@@ -663,6 +663,33 @@ def test_a_reply_of_citations_only_is_no_answer_and_the_judges_copy_answers() ->
     assert out["cost"]["llm_calls"] == 4  # no verifier call for a draft that says nothing
 
 
+def test_a_decline_beside_a_highly_relevant_copy_is_answered_by_it_only_when_asked() -> None:
+    # Off (the default): the generator's "I don't know" stands, an abstention.
+    out = _quoted_run("I don't know.")
+    assert out["abstained"] and out["reason"] == "model_declined"
+    assert not [e for e in out["trace"] if e["event"] == "quoted"]
+    # On: the Highly Relevant document's copy, cited, is the draft; the decline is recorded.
+    out = _quoted_run("I don't know.", quote_declined=True)
+    assert out["answer"] == "20 July 1969 [1]" and not out["abstained"]
+    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
+    quoted = [e["detail"] for e in out["trace"] if e["event"] == "quoted"]
+    assert quoted == [{"answer": "20 July 1969 [1]", "declined": "I don't know."}]
+
+
+def test_a_decline_with_no_highly_relevant_copy_stands() -> None:
+    # The copy fell under the threshold (Somewhat Relevant): nothing the judge vouched for.
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            quote("20 July 1969", **{"20": 0.6, "NONE": 0.4}), quote("NONE", NONE=0.9)
+        ),
+        retriever=scripted_retriever([APOLLO, SATURN]),
+    )
+    out = run(parts, judge="extract", max_iterations=1, web_search="none", quote_declined=True)
+    assert out["abstained"] and out["reason"] == "model_declined"
+    assert not [e for e in out["trace"] if e["event"] == "quoted"]
+
+
 def test_a_reply_pointing_at_a_page_whose_copy_fell_under_the_threshold_gets_that_copy() -> None:
     # The subject's page: the judge copied its year, sure of it, but the cosine kept the
     # score under the threshold; the generator pointed at it and wrote nothing else.

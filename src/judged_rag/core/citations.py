@@ -22,6 +22,14 @@ _CITATION = re.compile(
 )
 
 
+_DECLINED = re.compile(r"^\W*(i\s+(do\s+not|don'?t|cannot|can'?t)\s+know|unknown)\b", re.IGNORECASE)
+
+
+def declines(text: str) -> bool:
+    """Whether a reply only says the model does not know (the prompts ask for these words)."""
+    return _DECLINED.match(text) is not None
+
+
 def without_citations(text: str) -> str:
     """The text with its citation marks ([1], "document 2", ...) blanked out."""
     return _CITATION.sub(" ", text)

@@ -33,6 +33,7 @@ from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
+    declines,
     repair_citations,
     without_citations,
 )
@@ -57,9 +58,6 @@ MIN_QUOTE_CHARS = 2
 
 MAX_LISTED = 10
 """Invalid citation numbers named in the trace and the feedback (a reply may cite thousands)."""
-
-DECLINED = re.compile(r"^\W*(i\s+(do\s+not|don'?t|cannot|can'?t)\s+know|unknown)\b", re.IGNORECASE)
-"""A draft that only says the model does not know (the prompts ask for these words)."""
 
 
 def verify(
@@ -151,7 +149,7 @@ def _unchecked(
         return _stated(state, basis, events, cost) or _decided(
             "abstain", basis, reason, events, cost
         )
-    if DECLINED.match(draft):
+    if declines(draft):
         # The generator itself declined: an abstention, not an answer to check.
         events.append(event("verify", "declined", draft=draft[:120]))
         return _stated(state, basis, events, cost) or _decided(
