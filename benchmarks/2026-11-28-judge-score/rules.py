@@ -61,6 +61,15 @@ RULES = {
 }
 
 rows = [json.loads(line) for line in open(traces)]
+# Each question's first round, read once: its copies that name what the question names
+# (the only ones a rule may make Highly Relevant) and the round's best cosine.
+rounds = {}
+for r in rows:
+    judged = first_round(r["trace"])
+    if judged:
+        top = max(c for _, _, c, _ in judged) or 1.0
+        copies = [(i, p, c, ev) for i, p, c, ev in judged if ev and p > 0 and named(r["question"], i)]
+        rounds[r["id"]] = (top, copies)
 print(f"{len(rows)} questions traced\n")
 print("| rule | answerable: a Highly copy holds the answer | … only copies that do not | no Highly | nothing answers: some Highly |")
 print("|---|---|---|---|---|")
@@ -68,16 +77,11 @@ detail = defaultdict(list)
 for name, rule in RULES.items():
     hit = wrong = empty = lead = n_ans = n_none = 0
     for r in rows:
-        item = items[r["id"]]
-        judged = first_round(r["trace"])
-        if not judged:
+        if r["id"] not in rounds:
             continue
-        top = max(c for _, _, c, _ in judged) or 1.0
-        high = [
-            (i, ev)
-            for i, p, c, ev in judged
-            if ev and p > 0 and rule(p, c, top) and named(r["question"], i)
-        ]
+        item = items[r["id"]]
+        top, copies = rounds[r["id"]]
+        high = [(i, ev) for i, p, c, ev in copies if rule(p, c, top)]
         answers = item.get("answers") or []
         if item.get("abstain") or not answers:
             n_none += 1
