@@ -3,7 +3,7 @@ means, and (for the judge) the document's title."""
 
 from __future__ import annotations
 
-from judged_rag.core.documents import titled
+from judged_rag.core.documents import titled, undated
 from judged_rag.indexing.chunking import document_units, render
 from judged_rag.indexing.notes import (
     chunk_note,
@@ -193,3 +193,14 @@ def test_a_heading_above_a_definition_is_not_part_of_the_name() -> None:
     # A heading run into its sentence on one line is not part of it either.
     run_in = "WSB The Workplace Services Board (WSB) reviews decisions."
     assert defined_names(run_in) == {"WSB": "Workplace Services Board"}
+
+
+def test_undated_keeps_what_the_document_states_and_drops_only_its_date() -> None:
+    assert undated("[Context: dated 2025-06-26]\nThe pilot ends first.") == "The pilot ends first."
+    noted = "[Context: dated 2025-06; TRM = Thermal Regulation Module]\nThe TRM polls."
+    assert undated(noted) == "[Context: TRM = Thermal Regulation Module]\nThe TRM polls."
+    assert undated("[Context: TRM = Thermal Regulation Module]\nX") == (
+        "[Context: TRM = Thermal Regulation Module]\nX"
+    )
+    plain = "Issued 2025-06-26. Dated copies stay."
+    assert undated(plain) == plain

@@ -47,6 +47,23 @@ def split_note(text: str) -> tuple[str, str, str]:
     return head[:-1], line[:-1], text[len(head) + len(line) :]
 
 
+def undated(text: str) -> str:
+    """A chunk's text without its note's date: what the document itself says.
+
+    "[Context: dated 2025-06-26; TRM = Thermal Regulation Module]" keeps its definitions;
+    only "dated 2025-06-26" goes. The date is the indexer's reading of the whole document,
+    not a statement of the chunk: minutes dated in June do not say a project goes live in
+    June.
+    """
+    match = NOTE_DATE.match(text)
+    if not match:
+        return text
+    rest = text[match.end() :]
+    if match.group(0).endswith("]"):  # the date was the whole note
+        return rest.removeprefix("\n")
+    return f"[{NOTE}:{rest}"
+
+
 def doc_date(doc: Doc) -> str | None:
     """The date of a knowledge-base chunk's document (an ISO prefix), if it states one."""
     if doc["origin"] != "kb":
