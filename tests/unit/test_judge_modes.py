@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
-from judged_rag.configuration import SRA_T_M, T_M_MEASURED
+from judged_rag.configuration import JUDGE_SIMILARITY_WEIGHTS, SRA_T_M, T_M_MEASURED
 from judged_rag.core.quotes import grounded, quoted_within, subject_coverage, subject_terms
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
@@ -210,6 +210,22 @@ def test_extracting_judge_combines_the_probability_with_the_cosine() -> None:
     assert labels["far"]["judge_score"] == pytest.approx(0.55)
     assert labels["close"]["label"] == "highly_relevant"
     assert labels["far"]["label"] == "somewhat_relevant"
+
+
+def test_an_unset_cosine_weight_is_the_one_the_judges_threshold_was_measured_at() -> None:
+    for judge in ("extract", "letter", "list"):
+        assert Configuration(judge=judge).judge_weight == JUDGE_SIMILARITY_WEIGHTS[judge]
+    assert Configuration(judge="extract", judge_similarity_weight=0.25).judge_weight == 0.25
+    assert Configuration(judge="extract", judge_similarity_weight=0.0).judge_weight == 0.0
+    # The graph scores with it: 0.75 * 0.9 + 0.25 * 0.2 = 0.725 for the far document.
+    far = doc("far", "Apollo 11 landed on the Moon on 20 July 1969.", similarity=0.2)
+    parts = Components(
+        chat_model=generator("Apollo 11 landed on 20 July 1969 [1]."),
+        judge_model=judge_model(quote("20 July 1969", **{"20": 0.9, "NONE": 0.1}), verdict()),
+        retriever=scripted_retriever([far]),
+    )
+    out = run(parts, judge="extract", judge_similarity_weight=0.25)
+    assert judged(out)["far"]["judge_score"] == pytest.approx(0.725)
 
 
 def test_judge_score_arithmetic() -> None:

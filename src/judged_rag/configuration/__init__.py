@@ -19,6 +19,7 @@ from judged_rag.configuration.fields import (
 )
 from judged_rag.configuration.measured import (
     CHUNKRAG_FLOOR,
+    JUDGE_SIMILARITY_WEIGHTS,
     JUDGE_THRESHOLDS,
     SRA_T_M,
     T_A_MEASURED,
@@ -38,6 +39,7 @@ __all__ = [
     "ACCESS",
     "CHUNKRAG_FLOOR",
     "CLIENT_SETTINGS",
+    "JUDGE_SIMILARITY_WEIGHTS",
     "JUDGE_THRESHOLDS",
     "NO_LIMIT_ZERO",
     "PRESETS",

@@ -19,7 +19,11 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
 
-from judged_rag.configuration.measured import CHUNKRAG_FLOOR, JUDGE_THRESHOLDS
+from judged_rag.configuration.measured import (
+    CHUNKRAG_FLOOR,
+    JUDGE_SIMILARITY_WEIGHTS,
+    JUDGE_THRESHOLDS,
+)
 from judged_rag.configuration.presets import PRESETS, PresetName
 
 Strategy = Literal[
@@ -310,11 +314,12 @@ class Configuration:
         "say 'she' or 'the unit' without naming it, consider turning it off.",
         access="research",
     )
-    judge_similarity_weight: float = _f(
-        0.5,
+    judge_similarity_weight: float | None = _f(
+        None,
         "Letter, list and extract judges: weight of the retriever's cosine in the judge's "
         "score (the LLM's probability gets the rest); 0: the LLM alone. Documents "
-        "without a cosine are scored by the LLM alone.",
+        "without a cosine are scored by the LLM alone. Empty ('auto'): the weight the "
+        "judge's own threshold was measured at (extract 0.5, letter 0.5, list 0.5).",
         ge=0.0,
         le=1.0,
         access="research",
@@ -635,6 +640,16 @@ class Configuration:
         if self.judge == "chunkrag":
             return CHUNKRAG_FLOOR
         return JUDGE_THRESHOLDS.get(self.judge, JUDGE_THRESHOLDS["extract"])
+
+    @property
+    def judge_weight(self) -> float:
+        """The cosine's weight in the judge's score: the setting, or the judge's own.
+
+        Unset, it is the weight the judge's own threshold was measured at.
+        """
+        if self.judge_similarity_weight is not None:
+            return self.judge_similarity_weight
+        return JUDGE_SIMILARITY_WEIGHTS.get(self.judge, JUDGE_SIMILARITY_WEIGHTS["extract"])
 
     def replace(self, **changes: Any) -> Configuration:
         """A copy with some settings changed (validated again)."""

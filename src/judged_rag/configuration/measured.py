@@ -13,6 +13,12 @@ value (`judged_rag_eval/studies/judge_levers.py`, 375 pairs in windows of 5, the
 pairs it was chosen on), not yet measured on held-out questions."""
 
 
+JUDGE_SIMILARITY_WEIGHTS: dict[str, float] = {"extract": 0.5, "letter": 0.5, "list": 0.5}
+"""Each scoring judge's cosine weight when `judge_similarity_weight` is unset: the weight its
+threshold (`JUDGE_THRESHOLDS`) was measured at, so that a score and its threshold are of one
+kind."""
+
+
 CHUNKRAG_FLOOR = 0.75
 """ChunkRAG judge with `judge_threshold` unset: the lowest its round's dynamic threshold
 goes, so that a chunk is Highly Relevant only with a final score nearer the scoring

@@ -16,8 +16,9 @@ reconsidered score and a critic's score, three calls per document; see below), o
 
 The letter, list and extracting judges give a probability that the document states the
 answer; it is combined with the retriever's cosine into the judge's score (`judge_score`
-= (1 - w) * p + w * cosine, w = `judge_similarity_weight`), which `judge_threshold` cuts
-(unset: the judge's own value, `JUDGE_THRESHOLDS`).
+= (1 - w) * p + w * cosine, w = `judge_similarity_weight`, unset: the judge's own value,
+`JUDGE_SIMILARITY_WEIGHTS`), which `judge_threshold` cuts (unset: the judge's own value,
+`JUDGE_THRESHOLDS`).
 
 The ChunkRAG judge's task cannot label its document: the join (`assess`) labels the
 round, asking the strategy (`JudgeStrategy.label_round`).

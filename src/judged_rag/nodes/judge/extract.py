@@ -224,7 +224,7 @@ def _off_subject(
     reason = f"the document names {share} of the question's subject: not about it (no LLM call)"
     judgment = unaligned(base, "not_relevant", reason, by="subject_check")
     judgment["p_highly"] = 0.0
-    judgment["judge_score"] = judge_score(0.0, doc["similarity"], cfg.judge_similarity_weight)
+    judgment["judge_score"] = judge_score(0.0, doc["similarity"], cfg.judge_weight)
     return judgment
 
 
@@ -271,7 +271,7 @@ def _from_extraction(
         p = 1.0  # no probabilities from the backend: the quote alone decides
     else:
         p = round(1.0 - found.p_none, 4)
-    score = judge_score(p, doc["similarity"], cfg.judge_similarity_weight)
+    score = judge_score(p, doc["similarity"], cfg.judge_weight)
     label = extraction_label(found, in_document, score, cfg.judge_cutoff)
     if found.none:
         reason = "the judge found no answer in the document"

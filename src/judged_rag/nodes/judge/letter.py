@@ -81,7 +81,7 @@ def from_letter(
         reason = f"letter {choice.letter} (the backend gave no probabilities)"
         return unaligned(base, label, reason, by="llm")
     p = choice.probabilities["A"]
-    score = judge_score(p, similarity, cfg.judge_similarity_weight)
+    score = judge_score(p, similarity, cfg.judge_weight)
     label = letter_label(choice, cfg.judge_cutoff, score=score)
     shares = " ".join(f"P({k})={v:.2f}" for k, v in choice.probabilities.items())
     reason = f"letter {choice.letter}, {shares}, score {score}, threshold {cfg.judge_cutoff}"
