@@ -709,32 +709,22 @@ def test_a_decline_with_no_highly_relevant_copy_stands() -> None:
 def test_a_decline_is_not_answered_by_the_date_of_the_notes_document() -> None:
     # Minutes dated 26 June (the chunk's note): the judge copied the note's date for "when
     # … go live?", sure of it; the minutes never say when. The decline stands.
-    question = "When is Project Tukroze planned to go live?"
-    minutes = doc(
-        "minutes",
-        "[Context: dated 2025-06-26]\nProject Tukroze: go-live waits for the pilot review.",
-    )
-    parts = Components(
-        chat_model=generator("I don't know."),
-        judge_model=judge_model(quote("2025-06-26", **{"202": 0.95, "NONE": 0.05})),
-        retriever=scripted_retriever([minutes]),
-    )
-    settings = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
-    out = run(parts, question, quote_declined=True, **settings)
+    def declined_over(text: str) -> dict[str, Any]:
+        parts = Components(
+            chat_model=generator("I don't know."),
+            judge_model=judge_model(quote("2025-06-26", **{"202": 0.95, "NONE": 0.05})),
+            retriever=scripted_retriever([doc("minutes", f"[Context: dated 2025-06-26]\n{text}")]),
+        )
+        question = "When is Project Tukroze planned to go live?"
+        settings = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
+        return run(parts, question, quote_declined=True, **settings)
+
+    out = declined_over("Project Tukroze: go-live waits for the pilot review.")
     assert judged(out)["minutes"]["label"] == "highly_relevant"
     assert out["abstained"] and out["reason"] == "model_declined"
     assert not [e for e in out["trace"] if e["event"] == "quoted"]
     # The same date stated by the minutes themselves is their statement: it answers.
-    stated = doc(
-        "minutes",
-        "[Context: dated 2025-06-26]\nProject Tukroze goes live on 2025-06-26 after the pilot.",
-    )
-    parts = Components(
-        chat_model=generator("I don't know."),
-        judge_model=judge_model(quote("2025-06-26", **{"202": 0.95, "NONE": 0.05})),
-        retriever=scripted_retriever([stated]),
-    )
-    out = run(parts, question, quote_declined=True, **settings)
+    out = declined_over("Project Tukroze goes live on 2025-06-26 after the pilot.")
     assert out["answer"] == "2025-06-26 [1]" and not out["abstained"]
 
 
