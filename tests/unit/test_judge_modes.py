@@ -679,52 +679,31 @@ def test_a_reply_of_citations_only_is_no_answer_and_the_judges_copy_answers() ->
     assert out["cost"]["llm_calls"] == 4  # no verifier call for a draft that says nothing
 
 
-def test_a_decline_beside_a_highly_relevant_copy_is_answered_by_it_only_when_asked() -> None:
-    # Off (the default): the generator's "I don't know" stands, an abstention.
+def test_a_decline_beside_a_highly_relevant_copy_stands() -> None:
+    # The generator read the documents and declined: the judge's copy does not overrule it.
     out = _quoted_run("I don't know.")
     assert out["abstained"] and out["reason"] == "model_declined"
     assert not [e for e in out["trace"] if e["event"] == "quoted"]
-    # On: the Highly Relevant document's copy, cited, is the draft; the decline is recorded.
-    out = _quoted_run("I don't know.", quote_declined=True)
-    assert out["answer"] == "20 July 1969 [1]" and not out["abstained"]
-    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
-    quoted = [e["detail"] for e in out["trace"] if e["event"] == "quoted"]
-    assert quoted == [{"answer": "20 July 1969 [1]", "declined": "I don't know."}]
 
 
-def test_a_decline_with_no_highly_relevant_copy_stands() -> None:
-    # The copy fell under the threshold (Somewhat Relevant): nothing the judge vouched for.
-    parts = Components(
-        chat_model=generator("I don't know."),
-        judge_model=judge_model(
-            quote("20 July 1969", **{"20": 0.6, "NONE": 0.4}), quote("NONE", NONE=0.9)
-        ),
-        retriever=scripted_retriever([APOLLO, SATURN]),
-    )
-    out = run(parts, judge="extract", max_iterations=1, web_search="none", quote_declined=True)
-    assert out["abstained"] and out["reason"] == "model_declined"
-    assert not [e for e in out["trace"] if e["event"] == "quoted"]
-
-
-def test_a_decline_is_not_answered_by_the_date_of_the_notes_document() -> None:
+def test_a_reply_of_citations_is_not_answered_by_the_date_of_the_notes_document() -> None:
     # Minutes dated 26 June (the chunk's note): the judge copied the note's date for "when
-    # … go live?", sure of it; the minutes never say when. The decline stands.
-    def declined_over(text: str) -> dict[str, Any]:
+    # … go live?", sure of it; the minutes never say when, and the reply is "[1]" alone.
+    def pointed_at(text: str) -> dict[str, Any]:
         parts = Components(
-            chat_model=generator("I don't know."),
+            chat_model=generator("[1]"),
             judge_model=judge_model(quote("2025-06-26", **{"202": 0.95, "NONE": 0.05})),
             retriever=scripted_retriever([doc("minutes", f"[Context: dated 2025-06-26]\n{text}")]),
         )
         question = "When is Project Tukroze planned to go live?"
-        settings = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
-        return run(parts, question, quote_declined=True, **settings)
+        return run(parts, question, judge="extract", max_iterations=1, web_search="none")
 
-    out = declined_over("Project Tukroze: go-live waits for the pilot review.")
+    out = pointed_at("Project Tukroze: go-live waits for the pilot review.")
     assert judged(out)["minutes"]["label"] == "highly_relevant"
-    assert out["abstained"] and out["reason"] == "model_declined"
+    assert out["abstained"] and out["reason"] == "generation_failed"
     assert not [e for e in out["trace"] if e["event"] == "quoted"]
     # The same date stated by the minutes themselves is their statement: it answers.
-    out = declined_over("Project Tukroze goes live on 2025-06-26 after the pilot.")
+    out = pointed_at("Project Tukroze goes live on 2025-06-26 after the pilot.")
     assert out["answer"] == "2025-06-26 [1]" and not out["abstained"]
 
 

@@ -500,14 +500,6 @@ class Configuration:
         "be in that document); other answers go to the verifier.",
         access="research",
     )
-    quote_declined: bool = _f(
-        False,
-        'When the generator answers "I don\'t know" from Highly Relevant documents whose '
-        "judge copies agree (each a copy found in its document, of the form the question "
-        "asks, naming what it names), the copy, cited, is the draft instead of the "
-        "decline; the verifier checks it like any other. Off: the decline stands.",
-        access="research",
-    )
     max_regenerations: int = _f(
         1, "Most regenerations after a failed verification.", ge=0, le=5, access="ceiling"
     )

@@ -21,7 +21,6 @@ from judged_rag.core.citations import (
     chosen_option,
     citations_for,
     cited_numbers,
-    declines,
     without_citations,
 )
 from judged_rag.core.conflicts import dated, same_value
@@ -85,13 +84,6 @@ def generate(
         events.append(empty)
         events.append(event("generate", "quoted", answer=quoted[:120]))
         text = quoted
-    elif cfg.quote_declined and not closed and declines(text):
-        # "I don't know" beside Highly Relevant documents: the judge's agreeing copy from
-        # them is the answer the model would not write (`quote_declined`).
-        quoted = _quoted(state, knowledge, [], basis)
-        if quoted is not None:
-            events.append(event("generate", "quoted", answer=quoted[:120], declined=text[:80]))
-            text = quoted
     options = (state.get("options") or []) if closed else []
     answered = _answered(text, knowledge, options, basis=basis, events=events)
     return {**answered, "cost": outcome.cost, "trace": events}
