@@ -59,10 +59,7 @@ def states_answer(text: str, answer: str) -> bool:
     The second test is needed because normalisation deletes the dash of a range:
     "(1923–1953)" becomes the one token "19231953", where containment finds no 1923.
     """
-    if contains_normalized(text, answer):
-        return True
-    bare = answer.strip()
-    return bare.isdigit() and re.search(rf"(?<!\d){re.escape(bare)}(?!\d)", text) is not None
+    return contains_normalized(text, answer) or _whole_number(text, answer, in_figures=True)
 
 
 def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
@@ -72,15 +69,22 @@ def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
     normalisation fuses into one token, but not inside a longer number ("5,000", "1.5").
     """
     text = strip_citations(prediction)
-    return any(contains_normalized(text, gold) or _glued_number(text, gold) for gold in golds)
+    return any(contains_normalized(text, gold) or _whole_number(text, gold) for gold in golds)
 
 
-def _glued_number(text: str, gold: str) -> bool:
-    """Whether the all-digit `gold` stands in `text` as a whole number, whatever follows it."""
-    bare = gold.strip()
+def _whole_number(text: str, number: str, *, in_figures: bool = False) -> bool:
+    """Whether the all-digit `number` stands in `text` as a number of its own.
+
+    Whatever is glued to it counts ("55°C" holds 55). A scored answer must state the
+    number itself, not part of a longer one: "5,000" and "1.5" do not hold 5. With
+    `in_figures`, a number read out of a figure counts ("5,000" holds 5, "1923–1953"
+    holds 1923): the judge suite asks whether a chunk bears the answer at all.
+    """
+    bare = number.strip()
     if not bare.isdigit():
         return False
-    return re.search(rf"(?<![\d.,]){re.escape(bare)}(?![\d]|[.,]\d)", text) is not None
+    pattern = r"(?<!\d){}(?!\d)" if in_figures else r"(?<![\d.,]){}(?![\d]|[.,]\d)"
+    return re.search(pattern.format(re.escape(bare)), text) is not None
 
 
 def choice_conclusion_correct(prediction: str, golds: Iterable[str], question: str) -> bool | None:
