@@ -24,9 +24,8 @@ from judged_rag.core.citations import (
     without_citations,
 )
 from judged_rag.core.conflicts import dated, same_value
-from judged_rag.core.documents import numbered, undated
+from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import alternatives_asked, latest_judgments
-from judged_rag.core.quotes import grounded
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
@@ -96,8 +95,7 @@ def _quoted(state: State, knowledge: list[Doc], pointed: list[int], basis: str) 
     in it (Highly Relevant, or Somewhat with a copy of the form asked, such as a year
     whose score fell under the threshold) and naming what the question names; with no
     pointer, from every Highly Relevant document. None for R_M (no document shown), when
-    a pointed document has no such copy, or when the copies differ (a copy found only as
-    the document's date in the chunk's note does not count); never asked for a
+    a pointed document has no such copy, or when the copies differ; never asked for a
     closed-ended task, whose answer is one of its options. The draft is checked by
     `verify` like any other.
     """
@@ -122,9 +120,7 @@ def _quoted(state: State, knowledge: list[Doc], pointed: list[int], basis: str) 
             j["label"] == "somewhat_relevant" and (j.get("p_highly") or 0.0) > 0.0
         )
         usable = found_in_it and not j.get("hop") and j.get("grounded") is not False
-        # A copy of the note's date only is the indexer's, not the document's statement.
-        stated = grounded(copy, undated(knowledge[n - 1]["content"]))
-        if not (usable and copy and stated and of_kind(question, copy)):
+        if not (usable and copy and of_kind(question, copy)):
             return None
         copies.append(copy)
     if not copies or any(not same_value(copies[0], c) for c in copies):

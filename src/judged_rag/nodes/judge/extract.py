@@ -20,7 +20,7 @@ from judged_rag.configuration import Configuration
 from judged_rag.core.asked import names_pinned, of_kind, pinned
 from judged_rag.core.comparison import compared
 from judged_rag.core.conflicts import comparable, name_like, same_value
-from judged_rag.core.documents import titled
+from judged_rag.core.documents import titled, undated
 from judged_rag.core.quotes import (
     grounded,
     named,
@@ -241,9 +241,10 @@ def _copied(found: Extraction | None, doc: Doc, question: str) -> Extraction | N
     must not all be the question's own ("firmware 3.2" repeated from the question
     answers nothing).
     """
-    if found is None or found.none or grounded(found.text, doc["content"]):
+    said = undated(doc["content"])
+    if found is None or found.none or grounded(found.text, said):
         return found
-    run = quoted_within(found.text, doc["content"])
+    run = quoted_within(found.text, said)
     numbers = set(_NUMBER.findall(run))
     if not numbers or numbers <= set(_NUMBER.findall(question)):
         return found
@@ -260,7 +261,10 @@ def _from_extraction(
 ) -> Judgment:
     if found is None:
         return unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
-    in_document = not found.none and grounded(found.text, doc["content"])
+    # In the document: in what the chunk states, not in the date its note gives it (the
+    # indexer's label for the whole document; minutes dated in June do not say a project
+    # goes live in June). The note's definitions stay, being the document's own words.
+    in_document = not found.none and grounded(found.text, undated(doc["content"]))
     # Only a name the question offers to choose between ("Iskmere Ship Repair", copied
     # from its own page): it decides nothing, whatever the model's confidence.
     name_only = in_document and bool(alternatives) and not substantive(found.text, alternatives)
