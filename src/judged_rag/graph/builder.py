@@ -7,7 +7,8 @@ START → start → gate ─┬─ parse → retrieve → judge ×N → assess �
                       │                                                     │   → combine
                       └─────────────────────────────────────────────────────┴─ integrate
     integrate ─┬─ generate → verify ─┬─ finish → END
-               │                     └─ generate (bounded)
+               │                     ├─ generate (bounded)
+               │                     └─ judge / rewrite (the generator declined, once)
                └─ finish ("Unknown": SRA trusts neither the documents nor the model)
 
 `select` runs only with `sufficiency="progressive"` (GGatrieval's Algorithm 1: re-rank,
@@ -148,7 +149,11 @@ def build_graph(
     )
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
-    builder.add_conditional_edges("verify", route(route_after_verify), ["generate", "finish"])
+    builder.add_conditional_edges(
+        "verify",
+        route(route_after_verify),
+        ["generate", "finish", "judge", "assess", "rewrite"],
+    )
     builder.add_edge("finish", END)
     compiled = builder.compile(
         checkpointer=checkpointer,
