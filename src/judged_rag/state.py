@@ -221,9 +221,6 @@ class RouteSummary(TypedDict):
     conflict: NotRequired[str]
     """Only when the kept documents disagree on the asked fact: "dated" (the latest one
     holds, and the answer says so) or "undated" (the answer gives each value)."""
-    searched_on_decline: NotRequired[int]
-    """Only when the generator declined the judged support and the run searched on
-    (`search_on_decline`): how many times (at most once)."""
 
 
 def add_costs(left: Cost | None, right: Cost | None) -> Cost:
@@ -311,9 +308,6 @@ class State(InputState, OutputState):
     """All documents retrieved so far in this run, merged across iterations."""
     pending: NotRequired[list[str]]
     """Ids of documents retrieved in this iteration and not judged yet."""
-    deferred: NotRequired[list[str]]
-    """The round's documents left unjudged because its support sufficed; judged after
-    all when the generator declines that support (`search_on_decline`)."""
     judgments: NotRequired[Annotated[list[Judgment], operator.add]]
     """Every judgment of the run, one per (document, iteration), added by the judge tasks."""
     sufficient: NotRequired[bool]
@@ -344,11 +338,9 @@ class State(InputState, OutputState):
     """Claims the verifier found unsupported, handed to the next generation."""
     regenerations: NotRequired[int]
     """Generations after the first (bounded by `max_regenerations`)."""
-    declined_searches: NotRequired[int]
-    """Times the generator's decline sent the run back to the judge (at most once)."""
     budget_exhausted: NotRequired[str | None]
     """Which per-question budget ran out ('llm_calls', 'tokens', 'seconds'), if any."""
-    verdict: NotRequired[Literal["accept", "regenerate", "search", "abstain"]]
+    verdict: NotRequired[Literal["accept", "regenerate", "abstain"]]
     """The verifier's decision about the draft."""
 
 

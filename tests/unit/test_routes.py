@@ -21,7 +21,6 @@ from tests.fakes import (
     keywords,
     label,
     letter,
-    quote,
     rewrite,
     scripted_retriever,
     verdict,
@@ -756,69 +755,3 @@ def test_web_results_the_budget_leaves_unjudged_follow_the_judged_ones() -> None
         "longevity",
     ]
     assert out["cost"]["llm_calls"] <= 8
-
-
-ROLLOUT = doc("rollout", "Apollo 11's Saturn V was rolled out to the pad on 20 May 1969.")
-
-
-def _declined_once(*drafts: str, **settings: Any) -> dict[str, Any]:
-    # The judge passes the roll-out page ("20 May 1969", sure of it): support enough, so
-    # the landing page, one batch later, is left unjudged. The generator declines it.
-    parts = Components(
-        chat_model=generator(*drafts),
-        judge_model=judge_model(
-            quote("20 May 1969", **{"20": 0.95, "NONE": 0.05}),
-            quote("20 July 1969", **{"20": 0.95, "NONE": 0.05}),
-        ),
-        retriever=scripted_retriever([ROLLOUT, APOLLO]),
-    )
-    return run(
-        parts, judge="extract", judge_batch=1, max_iterations=1, web_search="none", **settings
-    )
-
-
-def test_a_decline_of_the_judged_support_judges_the_documents_left_and_answers() -> None:
-    out = _declined_once(
-        "I don't know.", "Apollo 11 landed on 20 July 1969 [1].", search_on_decline=True
-    )
-    searched = events(out, "verify", "search_on")
-    assert len(searched) == 1
-    assert (
-        searched[0]["detail"]["declined"] == ["rollout"] and searched[0]["detail"]["deferred"] == 1
-    )
-    judged = {e["detail"]["doc_id"]: e["detail"] for e in events(out, "judge", "judged")}
-    assert judged["apollo"]["label"] == "highly_relevant"
-    assert not out["abstained"] and out["answer"] == "Apollo 11 landed on 20 July 1969 [1]."
-    assert out["citations"][0]["doc_id"] == "apollo"
-    assert out["route"]["searched_on_decline"] == 1
-    # The declined page is no support now: Somewhat Relevant, so not beside the support.
-    combined = events(out, "combine", "combined")[-1]["detail"]
-    assert combined["chosen"] == ["apollo"] and combined["sets"]["D_S"] == 1
-
-
-def test_a_second_decline_abstains_and_the_option_off_abstains_at_the_first() -> None:
-    out = _declined_once("I don't know.", "I don't know.", search_on_decline=True)
-    assert len(events(out, "verify", "search_on")) == 1
-    assert len(events(out, "generate", "generated")) == 2
-    assert out["abstained"] and out["reason"] == "model_declined"
-    out = _declined_once("I don't know.", "never written")
-    assert not events(out, "verify", "search_on")
-    assert "apollo" not in {e["detail"]["doc_id"] for e in events(out, "judge", "judged")}
-    assert out["abstained"] and out["reason"] == "model_declined"
-    assert "searched_on_decline" not in out["route"]
-
-
-def test_a_decline_with_nothing_left_unjudged_rewrites_while_rounds_are_left() -> None:
-    parts = Components(
-        chat_model=generator("I don't know.", "Apollo 11 landed on 20 July 1969 [1]."),
-        judge_model=judge_model(
-            quote("20 May 1969", **{"20": 0.95, "NONE": 0.05}),
-            quote("20 July 1969", **{"20": 0.95, "NONE": 0.05}),
-        ),
-        retriever=scripted_retriever([ROLLOUT], [APOLLO]),
-    )
-    out = run(parts, judge="extract", max_iterations=2, web_search="none", search_on_decline=True)
-    searched = events(out, "verify", "search_on")
-    assert len(searched) == 1 and searched[0]["detail"]["then"] == "rewrite"
-    assert out["route"]["iterations"] == 2
-    assert not out["abstained"] and out["citations"][0]["doc_id"] == "apollo"

@@ -503,14 +503,6 @@ class Configuration:
     max_regenerations: int = _f(
         1, "Most regenerations after a failed verification.", ge=0, le=5, access="ceiling"
     )
-    search_on_decline: bool = _f(
-        False,
-        "When the generator declines ('I don't know') the documents the judge passed, "
-        "take them as no support (Somewhat Relevant) and search on, once a run: judge the "
-        "round's documents left unjudged when that support sufficed, or rewrite while "
-        "rounds are left, then generate again.",
-        access="research",
-    )
     t_r: float = _f(
         0.4,
         "T_R: retrieval is trusted when the best composite score S_max reaches it.",

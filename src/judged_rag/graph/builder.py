@@ -7,8 +7,7 @@ START → start → gate ─┬─ parse → retrieve → judge ×N → assess �
                       │                                                     │   → combine
                       └─────────────────────────────────────────────────────┴─ integrate
     integrate ─┬─ generate → verify ─┬─ finish → END
-               │                     ├─ generate (bounded)
-               │                     └─ judge / rewrite (the generator declined, once)
+               │                     └─ generate (bounded)
                └─ finish ("Unknown": SRA trusts neither the documents nor the model)
 
 `select` runs only with `sufficiency="progressive"` (GGatrieval's Algorithm 1: re-rank,
@@ -149,11 +148,7 @@ def build_graph(
     )
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
-    builder.add_conditional_edges(
-        "verify",
-        route(route_after_verify),
-        ["generate", "finish", "judge", "assess", "rewrite"],
-    )
+    builder.add_conditional_edges("verify", route(route_after_verify), ["generate", "finish"])
     builder.add_edge("finish", END)
     compiled = builder.compile(
         checkpointer=checkpointer,

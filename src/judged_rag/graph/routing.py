@@ -158,21 +158,9 @@ def route_after_verify(
     runtime: Runtime[Any] | None = None,
     *,
     deps: NodeDeps = DEFAULT_DEPS,
-) -> list[Send] | Literal["generate", "finish", "assess", "rewrite"]:
-    """Regenerate when verify asked for it and the regeneration budget allows.
-
-    After the generator declined what the judge passed (`search_on_decline`, verdict
-    "search"): judge the round's deferred documents, or rewrite when there are none
-    (`verify` sends it back only with one or the other, and once a run).
-    """
-    cfg = deps.configuration(config, runtime)
-    if state.get("verdict") == "search":
-        if state.get("pending"):
-            return route_after_retrieve(state, config, runtime, deps=deps)
-        return "rewrite" if rounds_left(state, cfg) > 0 else "assess"
-    if (
-        state.get("verdict") == "regenerate"
-        and state.get("regenerations", 0) <= cfg.max_regenerations
-    ):
+) -> Literal["generate", "finish"]:
+    """Regenerate when verify asked for it and the regeneration budget allows."""
+    budget = deps.configuration(config, runtime).max_regenerations
+    if state.get("verdict") == "regenerate" and state.get("regenerations", 0) <= budget:
         return "generate"
     return "finish"

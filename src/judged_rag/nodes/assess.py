@@ -151,16 +151,12 @@ def assess(
     update = _update(
         state, cfg, cost, events, sufficient=sufficient, stalled=stalled, pending=pending
     )
-    # Left unjudged because the support sufficed: judged after all if the generator
-    # declines that support (`search_on_decline`).
-    update["deferred"] = still_pending if batched(cfg) and sufficient else []
     if relabelled is not None:
         update["judgments"] = Overwrite(relabelled)  # the round's labels, given here
     if hop_update is not None:
         update["hop"] = hop_update
         if hop_update["answer"]:
-            # Named: the rest of the round is not judged for it.
-            update["pending"] = update["deferred"] = []
+            update["pending"] = []  # named: the rest of the round is not judged for it
     return update
 
 

@@ -42,8 +42,6 @@ def close_run(state: Any) -> dict[str, Any]:
     conflict = state.get("conflict")
     if conflict:
         route["conflict"] = conflict["kind"]
-    if state.get("declined_searches"):
-        route["searched_on_decline"] = state["declined_searches"]
     closing = event("finish", "abstained" if abstained else "accepted", reason=reason, basis=basis)
     update: dict[str, Any] = {
         "abstained": abstained,

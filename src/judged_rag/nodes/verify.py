@@ -29,7 +29,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.asked import unpinned
-from judged_rag.core.budget import ANSWERING, calls_left, exhausted, kept, rounds_left
+from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
@@ -51,7 +51,7 @@ from judged_rag.state import Basis, Cost, Doc, Reason, State, TraceEvent, add_co
 FALLBACK = Verification(supported=False, unsupported_claims=[])
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
-Verdict = Literal["accept", "regenerate", "search", "abstain"]
+Verdict = Literal["accept", "regenerate", "abstain"]
 
 MIN_QUOTE_CHARS = 2
 """Shortest judge quote (in characters, punctuation aside) a draft can be said to restate."""
@@ -152,71 +152,13 @@ def _unchecked(
     if declines(draft):
         # The generator itself declined: an abstention, not an answer to check.
         events.append(event("verify", "declined", draft=draft[:120]))
-        return (
-            _stated(state, basis, events, cost)
-            or _searched_on(state, cfg, basis, events)
-            or _decided("abstain", basis, "model_declined", events, cost)
+        return _stated(state, basis, events, cost) or _decided(
+            "abstain", basis, "model_declined", events, cost
         )
     if basis == "model" or not state.get("knowledge"):
         events.append(event("verify", "checked", basis="model", documents=0))
         return _decided("accept", "model", None, events, cost)
     return None
-
-
-def _searched_on(
-    state: State, cfg: Configuration, basis: Basis, events: list[TraceEvent]
-) -> dict[str, Any] | None:
-    """Back to the judge when the generator declined what it passed; else None.
-
-    `search_on_decline`, once a run: the generator read the documents the judge passed
-    and found no answer in them, so they are no support. Their judgments are made
-    Somewhat Relevant (they stay in the knowledge, ranked after any support found
-    later), and the run judges the round's documents left unjudged when that support
-    sufficed (`deferred`) or, with none, rewrites while rounds are left. Not for R_M
-    (no document was shown), without a Highly Relevant document in the knowledge (the
-    loop had already ended without support), or when the budget cannot hold another
-    judgment and the answer's calls.
-    """
-    if not cfg.search_on_decline or basis not in ("retrieval", "combined"):
-        return None
-    if state.get("declined_searches", 0) >= 1:
-        return None
-    judged = latest_judgments(state)
-    passed = [
-        j
-        for d in state.get("knowledge") or []
-        if (j := judged.get(d["id"])) is not None and j["label"] == "highly_relevant"
-    ]
-    deferred = state.get("deferred") or []
-    if not passed or not (deferred or rounds_left(state, cfg) > 0):
-        return None
-    if calls_left(state, cfg) - kept(cfg, *ANSWERING) < 1 or exhausted(state, cfg):
-        return None
-    why = "the generator read it and found no answer"
-    demoted = [
-        {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"} for j in passed
-    ]
-    events.append(
-        event(
-            "verify",
-            "search_on",
-            declined=[j["doc_id"] for j in passed],
-            deferred=len(deferred),
-            then="judge" if deferred else "rewrite",
-        )
-    )
-    return {
-        "verdict": "search",
-        "declined_searches": state.get("declined_searches", 0) + 1,
-        "judgments": demoted,
-        "pending": deferred,
-        "deferred": [],
-        "sufficient": False,
-        "stalled": False,
-        "feedback": [],
-        "cost": zero_cost(),
-        "trace": events,
-    }
 
 
 def _invalid_citations(draft: str, knowledge: list[Doc], events: list[TraceEvent]) -> list[int]:
