@@ -20,6 +20,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from judged_rag import Components
 from judged_rag.components.gate import VectorCandidatesGate
+from judged_rag.configuration import JUDGE_SIMILARITY_WEIGHTS
 from judged_rag_eval.cli import add_eval_parser, options_from_args, run_eval_command
 from judged_rag_eval.context import EvalOptions
 from judged_rag_eval.items import EvalItem
@@ -359,9 +360,11 @@ def test_judge_suite_scores_the_extracting_judge(tmp_path: Path) -> None:
     records = read_results(tmp_path / RESULTS_FILE)
     docs = {d["id"]: d for d in records["judge|judge_extract|q1"]["docs"]}
     assert docs["apollo"]["p_highly"] == pytest.approx(0.8)
-    assert docs["apollo"]["judge_score"] == pytest.approx(0.5 * 0.8 + 0.5 * 0.8)
+    w = JUDGE_SIMILARITY_WEIGHTS["extract"]  # the cosine's weight, the judge's default
+    assert docs["apollo"]["judge_score"] == pytest.approx((1 - w) * 0.8 + w * 0.8)
     assert docs["apollo"]["label"] == "highly_relevant"  # 0.8 reaches extract's 0.75
-    assert docs["paris"]["label"] == "not_relevant" and docs["paris"]["judge_score"] == 0.1
+    assert docs["paris"]["label"] == "not_relevant"
+    assert docs["paris"]["judge_score"] == pytest.approx(w * 0.2)  # NONE: p 0, the cosine
     data = json.loads(write_report(tmp_path).summary.read_text())["suites"]["judge"]
     assert data["judge_extract"]["judge_score"]["auc_page"] == 1.0
 

@@ -314,12 +314,14 @@ def test_a_quote_from_a_page_about_someone_else_is_no_evidence() -> None:
     assert labels["own"]["label"] == "highly_relevant" and labels["own"]["evidence"] == "1950"
     assert labels["other"]["label"] == "not_relevant"  # about someone else
     assert labels["other"]["by"] == "subject_check" and labels["other"]["evidence"] == ""
-    # p 0 and the score a quote from it would get: 0.5 * 0 + 0.5 * 0.6.
-    assert labels["other"]["p_highly"] == 0.0 and labels["other"]["judge_score"] == 0.3
+    # p 0 and the score a quote from it would get: (1 - w) * 0 + w * 0.6.
+    w = JUDGE_SIMILARITY_WEIGHTS["extract"]
+    assert labels["other"]["p_highly"] == 0.0
+    assert labels["other"]["judge_score"] == pytest.approx(w * 0.6)
     # The extraction, C_M and the answer (which restates the quote: no verifier call).
     assert out["cost"]["llm_calls"] == 3 and out["answer"] == "Vosk Tarren died in 1950 [1]."
     # Off (the default), the judge is asked about every page, and any quote found in the
-    # document counts (0.5 * 0.95 + 0.5 * 0.6).
+    # document counts ((1 - w) * 0.95 + w * 0.6).
     parts = Components(
         chat_model=generator("Vosk Tarren died in 1950 [1]."),
         judge_model=judge_model(
@@ -385,7 +387,13 @@ def test_support_about_someone_else_is_somewhat_relevant_and_ranked_after_the_su
             retriever=scripted_retriever([own, other]),
         )
 
-    settings: dict[str, Any] = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
+    # At the cosine weight 0.5 (the subject's page's low cosine keeps its copy under 0.75).
+    settings: dict[str, Any] = {
+        "judge": "extract",
+        "max_iterations": 1,
+        "web_search": "none",
+        "judge_similarity_weight": 0.5,
+    }
     out = run(parts(), question, **settings)
     assert judged(out)["other"]["label"] == "highly_relevant"  # the judge's own label
     relabelled = [e["detail"] for e in out["trace"] if e["event"] == "not_grounded"]
@@ -712,8 +720,11 @@ def test_the_date_of_a_chunks_note_is_not_a_copy_from_the_chunk() -> None:
 
 def test_a_reply_pointing_at_a_page_whose_copy_fell_under_the_threshold_gets_that_copy() -> None:
     # The subject's page: the judge copied its year, sure of it, but the cosine kept the
-    # score under the threshold; the generator pointed at it and wrote nothing else.
+    # score under the threshold (at the cosine weight 0.5); the generator pointed at it and
+    # wrote nothing else.
     question = "In what year did Nuleinas Drefai die?"
+    settings: dict[str, Any] = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
+    settings |= {"judge_similarity_weight": 0.5}
     page = doc(
         "page", "Nuleinas Drefai\nNuleinas Drefai (1820–1884) was a chemist.", similarity=0.45
     )
@@ -722,7 +733,7 @@ def test_a_reply_pointing_at_a_page_whose_copy_fell_under_the_threshold_gets_tha
         judge_model=judge_model(quote("1884", **{"188": 0.99, "NONE": 0.01}), verdict(), knows="B"),
         retriever=scripted_retriever([page]),
     )
-    out = run(parts, question, judge="extract", max_iterations=1, web_search="none")
+    out = run(parts, question, **settings)
     assert judged(out)["page"]["label"] == "somewhat_relevant"
     assert out["answer"] == "1884 [1]" and not out["abstained"]
     # A page whose copy is not what the question asks (no year for "when") is no answer.
@@ -731,7 +742,7 @@ def test_a_reply_pointing_at_a_page_whose_copy_fell_under_the_threshold_gets_tha
         judge_model=judge_model(quote("a chemist", a=0.99, NONE=0.01), knows="B"),
         retriever=scripted_retriever([page]),
     )
-    out = run(parts, question, judge="extract", max_iterations=1, web_search="none")
+    out = run(parts, question, **settings)
     assert out["abstained"] and out["reason"] == "generation_failed"
 
 

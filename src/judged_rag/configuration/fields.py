@@ -318,8 +318,9 @@ class Configuration:
         None,
         "Letter, list and extract judges: weight of the retriever's cosine in the judge's "
         "score (the LLM's probability gets the rest); 0: the LLM alone. Documents "
-        "without a cosine are scored by the LLM alone. Empty ('auto'): the weight the "
-        "judge's own threshold was measured at (extract 0.5, letter 0.5, list 0.5).",
+        "without a cosine are scored by the LLM alone. Empty ('auto'): the judge's "
+        "measured weight (extract 0.25, measured end to end with its threshold; letter "
+        "and list 0.5, the weight their thresholds were measured at).",
         ge=0.0,
         le=1.0,
         access="research",
@@ -637,7 +638,7 @@ class Configuration:
     def judge_weight(self) -> float:
         """The cosine's weight in the judge's score: the setting, or the judge's own.
 
-        Unset, it is the weight the judge's own threshold was measured at.
+        Unset, it is the judge's measured weight (`JUDGE_SIMILARITY_WEIGHTS`).
         """
         if self.judge_similarity_weight is not None:
             return self.judge_similarity_weight
