@@ -710,7 +710,7 @@ def test_the_date_of_a_chunks_note_is_not_a_copy_from_the_chunk() -> None:
     out = pointed_at("Project Tukroze: go-live waits for the pilot review.")
     assert judged(out)["minutes"]["label"] == "somewhat_relevant"
     assert judged(out)["minutes"]["evidence"] == ""
-    assert out["abstained"]
+    assert out["abstained"] and out["reason"] == "generation_failed"
     assert not [e for e in out["trace"] if e["event"] == "quoted"]
     # The same date stated by the minutes themselves is their statement: it answers.
     out = pointed_at("Project Tukroze goes live on 2025-06-26 after the pilot.")
@@ -723,8 +723,12 @@ def test_a_reply_pointing_at_a_page_whose_copy_fell_under_the_threshold_gets_tha
     # score under the threshold (at the cosine weight 0.5); the generator pointed at it and
     # wrote nothing else.
     question = "In what year did Nuleinas Drefai die?"
-    settings: dict[str, Any] = {"judge": "extract", "max_iterations": 1, "web_search": "none"}
-    settings |= {"judge_similarity_weight": 0.5}
+    settings: dict[str, Any] = {
+        "judge": "extract",
+        "max_iterations": 1,
+        "web_search": "none",
+        "judge_similarity_weight": 0.5,
+    }
     page = doc(
         "page", "Nuleinas Drefai\nNuleinas Drefai (1820–1884) was a chemist.", similarity=0.45
     )

@@ -66,9 +66,12 @@ class Extract(OneDocumentJudge):
                 default=FALLBACK.model_dump(),
                 count_round=False,  # the join counts the rounds of the whole fan-out
             )
-        judged = _from_extraction(
-            base, _copied(found.value, doc, task["question"]), doc, cfg, alternatives=alternatives
-        )
+        # What the chunk states: its text without the date its note gives it (the
+        # indexer's label for the whole document; minutes dated in June do not say a
+        # project goes live in June). The note's definitions stay: the document's words.
+        stated = undated(doc["content"])
+        copied = _copied(found.value, stated, task["question"])
+        judged = _from_extraction(base, copied, doc, stated, cfg, alternatives=alternatives)
         judged = _in_form(judged, task["question"], doc)
         if alternatives:
             judged = _for_alternative(judged, alternatives, focus)
@@ -232,7 +235,7 @@ _NUMBER = re.compile(r"\d[\d,.]*")
 """A number as a copy writes it ("1,000", "3.2"): the run's must not all be the question's."""
 
 
-def _copied(found: Extraction | None, doc: Doc, question: str) -> Extraction | None:
+def _copied(found: Extraction | None, stated: str, question: str) -> Extraction | None:
     """The reply, or the copy it holds when the model answered around one in its own words.
 
     "Yes, you can carry over up to 5 days of unused leave into the" is not in the document
@@ -241,10 +244,9 @@ def _copied(found: Extraction | None, doc: Doc, question: str) -> Extraction | N
     must not all be the question's own ("firmware 3.2" repeated from the question
     answers nothing).
     """
-    said = undated(doc["content"])
-    if found is None or found.none or grounded(found.text, said):
+    if found is None or found.none or grounded(found.text, stated):
         return found
-    run = quoted_within(found.text, said)
+    run = quoted_within(found.text, stated)
     numbers = set(_NUMBER.findall(run))
     if not numbers or numbers <= set(_NUMBER.findall(question)):
         return found
@@ -255,16 +257,14 @@ def _from_extraction(
     base: dict[str, Any],
     found: Extraction | None,
     doc: Doc,
+    stated: str,
     cfg: Configuration,
     *,
     alternatives: Sequence[str] = (),
 ) -> Judgment:
     if found is None:
         return unaligned(base, FALLBACK.label, FALLBACK.reason, by="fallback")
-    # In the document: in what the chunk states, not in the date its note gives it (the
-    # indexer's label for the whole document; minutes dated in June do not say a project
-    # goes live in June). The note's definitions stay, being the document's own words.
-    in_document = not found.none and grounded(found.text, undated(doc["content"]))
+    in_document = not found.none and grounded(found.text, stated)
     # Only a name the question offers to choose between ("Iskmere Ship Repair", copied
     # from its own page): it decides nothing, whatever the model's confidence.
     name_only = in_document and bool(alternatives) and not substantive(found.text, alternatives)
