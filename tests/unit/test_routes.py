@@ -634,7 +634,10 @@ def test_exhausted_time_budget_abstains_with_reason() -> None:
     assert out["cost"]["llm_calls"] <= 2
 
 
-@pytest.mark.parametrize("draft", ["I don't know.", "I do not know the answer.", "Unknown"])
+@pytest.mark.parametrize(
+    "draft",
+    ["I don't know.", "I do not know the answer.", "Unknown", "[1] I don't know.", "[2]. Unknown"],
+)
 def test_a_draft_that_declines_is_an_abstention(draft: str) -> None:
     parts = Components(
         chat_model=generator(draft),

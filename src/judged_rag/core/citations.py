@@ -26,8 +26,11 @@ _DECLINED = re.compile(r"^\W*(i\s+(do\s+not|don'?t|cannot|can'?t)\s+know|unknown
 
 
 def declines(text: str) -> bool:
-    """Whether a reply only says the model does not know (the prompts ask for these words)."""
-    return _DECLINED.match(text) is not None
+    """Whether a reply only says the model does not know (the prompts ask for these words).
+
+    Citation marks are read past: small models lead with one ("[1] I don't know.").
+    """
+    return _DECLINED.match(without_citations(text)) is not None
 
 
 def without_citations(text: str) -> str:
