@@ -10,6 +10,7 @@ from judged_rag import Components, build_graph
 from judged_rag.core.conflicts import comparable, disagreement, name_like, stated_date, unmet
 from judged_rag.core.documents import doc_date
 from judged_rag.indexing.dates import document_date, parse_date
+from judged_rag.state import Doc
 from tests.fakes import (
     PromptRecorder,
     doc,
@@ -213,6 +214,34 @@ def test_a_copy_of_another_fact_is_no_conflict() -> None:
     conflict = disagreement(knowledge, judged)
     assert conflict is not None
     assert [v["value"] for v in conflict["values"]] == ["180 centimetres", "150 centimetres"]
+
+
+def test_two_chunks_of_one_page_state_two_facts_unless_each_names_its_year() -> None:
+    def page(doc_id: str, text: str, source: str = "kb/travel.md") -> Doc:
+        return {
+            **state_doc(doc_id, "[Context: dated 2024-08-08]\nBusiness travel\n" + text),
+            "source": source,
+        }
+
+    outside = page("outside", "Hotels may cost up to 120 euros per night outside capital cities.")
+    capital = page("capital", "From July 2023 the hotel limit in capital cities is 210 euros.")
+    judged = {"outside": highly("outside", "120 euros"), "capital": highly("capital", "210 euros")}
+    assert disagreement([outside, capital], judged, "What is the hotel limit in capitals?") is None
+    # The same two statements on two pages disagree, and the dates decide.
+    other = {**outside, "source": "kb/other.md"}
+    split = disagreement([other, capital], {**judged, "outside": highly("outside", "120 euros")})
+    assert split is not None and [v["value"] for v in split["values"]] == ["120 euros", "210 euros"]
+    # A page's own history, each value's statement naming its year, is a dated conflict.
+    then = page("then", "In 2019 the company employed 408 people.")
+    now = page("now", "In 2023 it employed 445 people.")
+    history = disagreement(
+        [then, now], {"then": highly("then", "408"), "now": highly("now", "445")}
+    )
+    assert history is not None and history["kind"] == "dated"
+    assert [(v["value"], v["date"]) for v in history["values"]] == [
+        ("445", "2023"),
+        ("408", "2019"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,11 @@ Only copies that can be two values of one fact count (`rivals`): numbers in the 
 unit, or two names neither of whose documents names the other. A judge that passed a
 chunk stating another fact ("30 seconds" beside "180 centimetres" for a mounting height)
 has made an error, not found a disagreement; and a page that names both "Ostrel" and
-"Harnow Park" does not contradict one that names the city alone. Nothing here
+"Harnow Park" does not contradict one that names the city alone. Two chunks of one page
+(one `source`) do not disagree either: a page giving "120 euros" outside capital cities
+and "210 euros" in them states two facts. It disagrees with itself only as its own
+history, where each value's statement names its year ("In 2019 … 408"; "in 2023 …
+445"), or where it says one value replaced the other (`core.updates`). Nothing here
 calls a model: the values are the judge's own copies.
 """
 
@@ -116,9 +120,14 @@ def stated_date(doc: Doc, copy: str) -> str | None:
     """
     if doc["origin"] != "kb":
         return None
+    return _own_year(doc, copy) or doc_date(doc)
+
+
+def _own_year(doc: Doc, copy: str) -> str | None:
+    """The year a copy's own statement gives it (`stated_date`), or None."""
     found = None if YEAR.search(copy) else statement(split_note(doc["content"])[2], copy)
     if found is None:
-        return doc_date(doc)
+        return None
     text, at = found
     start = text.rfind(";", 0, at) + 1
     end = text.find(";", at)
@@ -129,7 +138,7 @@ def stated_date(doc: Doc, copy: str) -> str | None:
     after = [y for where, y in years if where > at]
     if before or after:
         return before[-1] if before else after[0]
-    return doc_date(doc)
+    return None
 
 
 def disagreement(
@@ -145,6 +154,8 @@ def disagreement(
     # with the dates of the documents stating it. A document that later replaces its
     # own value (`core.updates`) states both, each dated by its statement's year.
     groups: list[tuple[Stated, list[str | None]]] = []
+    # Where each value is stated: the page, and whether the statement names its year.
+    stating: dict[str, list[tuple[str, bool]]] = {}
     replaced: list[tuple[str, str]] = []
     for number, doc in enumerate(knowledge, start=1):
         judgment = judgments.get(doc["id"])
@@ -161,15 +172,23 @@ def disagreement(
         for value, date in values:
             group = next((g for g in groups if same_value(g[0]["value"], value)), None)
             if group is None:
-                groups.append((Stated(value=value, numbers=[number], date=None), [date]))
+                group = (Stated(value=value, numbers=[number], date=None), [date])
+                groups.append(group)
             elif number not in group[0]["numbers"]:
                 group[0]["numbers"].append(number)
                 group[1].append(date)
+            stating.setdefault(group[0]["value"], []).append(
+                (doc["source"], _own_year(doc, value) is not None)
+            )
     # Only values of one fact disagree; a copy of another fact is the judge's error.
     stated: list[Stated] = []
     for entry, seen in groups:
         if any(
-            rivals(entry, other, knowledge) or _replaces(entry, other, replaced)
+            (
+                rivals(entry, other, knowledge)
+                and not _one_page(stating[entry["value"]], stating[other["value"]])
+            )
+            or _replaces(entry, other, replaced)
             for other, _ in groups
             if other is not entry
         ):
@@ -183,6 +202,18 @@ def disagreement(
         return Conflict(kind="undated", values=stated[:MAX_VALUES])
     ordered = [stated[latest], *(s for i, s in enumerate(stated) if i != latest)]
     return Conflict(kind="dated", values=ordered[:MAX_VALUES])
+
+
+def _one_page(a: list[tuple[str, bool]], b: list[tuple[str, bool]]) -> bool:
+    """Whether two values are two facts of one page, not a disagreement.
+
+    `a`, `b`: where each value is stated, as (source, whether the statement names its
+    year). One page states both and nothing else does, and not both as its own dated
+    history.
+    """
+    pages = {source for source, _ in a} | {source for source, _ in b}
+    history = all(own for _, own in a) and all(own for _, own in b)
+    return len(pages) == 1 and not history
 
 
 def same_value(a: str, b: str) -> bool:
