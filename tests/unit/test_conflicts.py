@@ -231,6 +231,9 @@ def test_two_chunks_of_one_page_state_two_facts_unless_each_names_its_year() -> 
     other = {**outside, "source": "kb/other.md"}
     split = disagreement([other, capital], {**judged, "outside": highly("outside", "120 euros")})
     assert split is not None and [v["value"] for v in split["values"]] == ["120 euros", "210 euros"]
+    # Documents whose retriever names no source are not taken for one page.
+    nameless = [{**outside, "source": ""}, {**capital, "source": ""}]
+    assert disagreement(nameless, judged) is not None
     # A page's own history, each value's statement naming its year, is a dated conflict.
     then = page("then", "In 2019 the company employed 408 people.")
     now = page("now", "In 2023 it employed 445 people.")

@@ -209,11 +209,11 @@ def _one_page(a: list[tuple[str, bool]], b: list[tuple[str, bool]]) -> bool:
 
     `a`, `b`: where each value is stated, as (source, whether the statement names its
     year). One page states both and nothing else does, and not both as its own dated
-    history.
+    history. A document with no source (a retriever that names none) is no known page.
     """
     pages = {source for source, _ in a} | {source for source, _ in b}
     history = all(own for _, own in a) and all(own for _, own in b)
-    return len(pages) == 1 and not history
+    return len(pages) == 1 and "" not in pages and not history
 
 
 def same_value(a: str, b: str) -> bool:
