@@ -151,11 +151,10 @@ def disagreement(
     """
     asks_then = bool(pinned(question))
     # Each value once (one copy holding the other, as whole words, is the same value),
-    # with the dates of the documents stating it. A document that later replaces its
-    # own value (`core.updates`) states both, each dated by its statement's year.
-    groups: list[tuple[Stated, list[str | None]]] = []
-    # Where each value is stated: the page, and whether the statement names its year.
-    stating: dict[str, list[tuple[str, bool]]] = {}
+    # with the dates of the documents stating it and where it is stated (the page, and
+    # whether the statement names its year). A document that later replaces its own
+    # value (`core.updates`) states both, each dated by its statement's year.
+    groups: list[tuple[Stated, list[str | None], list[tuple[str, bool]]]] = []
     replaced: list[tuple[str, str]] = []
     for number, doc in enumerate(knowledge, start=1):
         judgment = judgments.get(doc["id"])
@@ -172,24 +171,19 @@ def disagreement(
         for value, date in values:
             group = next((g for g in groups if same_value(g[0]["value"], value)), None)
             if group is None:
-                group = (Stated(value=value, numbers=[number], date=None), [date])
+                group = (Stated(value=value, numbers=[number], date=None), [date], [])
                 groups.append(group)
             elif number not in group[0]["numbers"]:
                 group[0]["numbers"].append(number)
                 group[1].append(date)
-            stating.setdefault(group[0]["value"], []).append(
-                (doc["source"], _own_year(doc, value) is not None)
-            )
+            group[2].append((doc["source"], _own_year(doc, value) is not None))
     # Only values of one fact disagree; a copy of another fact is the judge's error.
     stated: list[Stated] = []
-    for entry, seen in groups:
+    for entry, seen, where in groups:
         if any(
-            (
-                rivals(entry, other, knowledge)
-                and not _one_page(stating[entry["value"]], stating[other["value"]])
-            )
+            (rivals(entry, other, knowledge) and not _one_page(where, there))
             or _replaces(entry, other, replaced)
-            for other, _ in groups
+            for other, _, there in groups
             if other is not entry
         ):
             known = [d for d in seen if d is not None]
