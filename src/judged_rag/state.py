@@ -156,7 +156,7 @@ class Conflict(TypedDict):
 
 
 class Hop(TypedDict):
-    """A question that names something only by description, asked in two steps.
+    """A question that names something only by description, asked in steps.
 
     "What is the extension of the head of engineering?" first asks "Who or what is the
     head of engineering?"; the name found then replaces the description: "What is the
@@ -173,6 +173,22 @@ class Hop(TypedDict):
     """The judge's copy that answers it, once a document did; None before or when none did."""
     doc_id: str | None
     """The document that answered it."""
+    earlier: NotRequired[list[Named]]
+    """The steps asked before this one, in order, each with the name it found: "the head
+    of sales" → "Mavund Savand" before "the project sponsored by Mavund Savand"."""
+    outer: NotRequired[list[str]]
+    """The descriptions that hold this one, innermost first, as the question writes
+    them: "the project sponsored by the head of sales" around "the head of sales". The
+    first is asked next, with the name found in its place."""
+
+
+class Named(TypedDict):
+    """A step of a description asked and answered: what it described and what named it."""
+
+    question: str
+    describes: str
+    answer: str
+    doc_id: str
 
 
 class TraceEvent(TypedDict):
@@ -215,9 +231,9 @@ class RouteSummary(TypedDict):
     knowledge: int
     regenerations: int
     hop: NotRequired[str]
-    """Only when the question was asked in two steps: the first question and what answered
+    """Only when the question was asked in steps: each step's question and what answered
     it ("Who or what is the head of engineering? → Nazal Kutail"; "→ nothing" when no
-    document did)."""
+    document did), "; " between steps."""
     conflict: NotRequired[str]
     """Only when the kept documents disagree on the asked fact: "dated" (the latest one
     holds, and the answer says so) or "undated" (the answer gives each value)."""

@@ -1,4 +1,4 @@
-"""A question that names something only by description is asked in two steps."""
+"""A question that names something only by description is asked in steps."""
 
 from __future__ import annotations
 
@@ -279,12 +279,18 @@ def run(
     question: str = QUESTION,
     recorder: PromptRecorder | None = None,
     when: str = "unsupported",
+    rounds: int = 3,
 ) -> dict[str, Any]:
     graph = build_graph(parts, retry_interval=0)
     settings = {"judge": "extract", "judge_threshold": 0.7, "web_search": "none"}
     config = {
         "max_concurrency": 1,
-        "configurable": {"gate": False, "max_iterations": 3, "hop_questions": when, **settings},
+        "configurable": {
+            "gate": False,
+            "max_iterations": rounds,
+            "hop_questions": when,
+            **settings,
+        },
         "callbacks": [recorder] if recorder else [],
     }
     return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
@@ -474,3 +480,91 @@ def test_the_page_that_named_it_is_no_rival_value() -> None:
         named,
     ]
     assert "conflict" not in out["route"] and out["answer"] == answer
+
+
+NESTED = "When is the project sponsored by the head of engineering planned to go live?"
+SPONSORED = "the project sponsored by the head of engineering"
+OVERVIEW = doc("sisar", "Project Sisar is sponsored by Nazal Kutail.")
+PLAN = doc("sisar-plan", "Project Sisar plan: go-live is planned for July 2027.")
+
+
+def test_a_description_inside_another_is_named_from_the_inside_out() -> None:
+    hop = hops.plan(NESTED, SPONSORED, 0)
+    assert hop is not None and hop["describes"] == "the head of engineering"
+    assert hop["outer"] == [SPONSORED]
+    named: Hop = {**hop, "answer": "Nazal Kutail", "doc_id": "org"}
+    then = hops.following(NESTED, named, 1)
+    assert then is not None
+    assert then["question"] == "Who or what is the project sponsored by Nazal Kutail?"
+    assert then["iteration"] == 1 and then["outer"] == [] and then["answer"] is None
+    assert [s["answer"] for s in then["earlier"]] == ["Nazal Kutail"]
+    # Before the outer step is answered, the question holds the inner step's name.
+    assert hops.resolved(NESTED, then) == (
+        "When is the project sponsored by Nazal Kutail planned to go live?"
+    )
+    done: Hop = {**then, "answer": "Project Sisar", "doc_id": "sisar"}
+    assert hops.resolved(NESTED, done) == "When is Project Sisar planned to go live?"
+    assert hops.following(NESTED, done, 2) is None  # nothing holds it
+    assert hops.summary(done) == (
+        "Who or what is the head of engineering? → Nazal Kutail; "
+        "Who or what is the project sponsored by Nazal Kutail? → Project Sisar"
+    )
+    # A question that asks for what the outer description names has no next step.
+    asks = "What is the project sponsored by the head of engineering?"
+    first = hops.plan(asks, SPONSORED, 0)
+    assert first is not None and first["outer"] == [SPONSORED]
+    assert hops.following(asks, {**first, "answer": "Nazal Kutail", "doc_id": "org"}, 1) is None
+
+
+def test_a_nested_description_takes_a_round_a_step() -> None:
+    answer = "Project Sisar [3] goes live in July 2027 [3]."
+    retriever = scripted_retriever([ORG], [ORG, OVERVIEW], [PLAN])
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            hop_plan(SPONSORED),
+            quote("Nazal Kutail", Naz=0.95, NONE=0.05),  # round 0: who heads engineering
+            NONE,  # round 1: the organisation page, for the project Nazal Kutail sponsors
+            quote("Project Sisar", Project=0.95, NONE=0.05),
+            quote("July 2027", July=0.95, NONE=0.05),  # round 2: the plan, for the question
+            verdict(),
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, NESTED, when="always")
+    second = "Who or what is the project sponsored by Nazal Kutail?"
+    last = "When is Project Sisar planned to go live?"
+    assert retriever.queries == [  # type: ignore[attr-defined]
+        "Who or what is the head of engineering?",
+        second,
+        last,
+    ]
+    assert out["route"]["hop"] == (
+        f"Who or what is the head of engineering? → Nazal Kutail; {second} → Project Sisar"
+    )
+    assert out["answer"] == answer and not out["abstained"]
+    # Both pages that named something head the plan that answers.
+    assert [c["doc_id"] for c in out["citations"]] == ["sisar-plan"]
+    combined = next(e["detail"] for e in out["trace"] if e["event"] == "combined")
+    assert combined["chosen"] == ["org", "sisar", "sisar-plan"]
+
+
+def test_a_nested_step_is_not_asked_without_a_round_for_the_question() -> None:
+    retriever = scripted_retriever([ORG], [ORG, PLAN])
+    parts = Components(
+        chat_model=generator("unused"),
+        judge_model=judge_model(
+            hop_plan(SPONSORED),
+            quote("Nazal Kutail", Naz=0.95, NONE=0.05),
+            NONE,
+            NONE,
+            knows="B",
+        ),
+        retriever=retriever,
+    )
+    out = run(parts, NESTED, when="always", rounds=2)
+    assert retriever.queries == [  # type: ignore[attr-defined]
+        "Who or what is the head of engineering?",
+        "When is the project sponsored by Nazal Kutail planned to go live?",
+    ]
+    assert out["route"]["hop"] == "Who or what is the head of engineering? → Nazal Kutail"

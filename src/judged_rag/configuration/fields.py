@@ -287,15 +287,16 @@ class Configuration:
     hop_questions: Literal["off", "unsupported", "always"] = _f(
         "always",
         "Ask a question that names what it asks about only by a description of its role "
-        'or relation ("the extension of the head of engineering") in two steps: one LLM '
+        'or relation ("the extension of the head of engineering") in steps: one LLM '
         'call copies the description; a round retrieves and judges for "Who or what is '
         'the head of engineering?", and the rounds after it for the question with the '
         "name found in place of the description. 'always': asked before the first round "
         "of a question that retrieves, so a first round that wrongly found support for "
         "the whole question cannot skip it; one call for a question holding a phrase that "
         "could be a description (\"the … of …\"), none for the others. 'unsupported': "
-        "asked only after a first round without support. 'off': never. Needs a round "
-        "left after the first question's.",
+        "asked only after a first round without support. 'off': never. A description "
+        'inside another ("the project sponsored by the head of sales") is named from '
+        "the inside out, a round a step. Needs a round left after the first question's.",
         access="research",
     )
     subject_grounding: bool = _f(

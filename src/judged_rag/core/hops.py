@@ -1,4 +1,4 @@
-"""Questions that name something only by description, asked in two steps.
+"""Questions that name something only by description, asked in steps.
 
 "What is the phone extension of the head of engineering?": the page with the extension
 names a person, never the office; the page with the office names the person, never the
@@ -9,6 +9,11 @@ the judge's copy from the page that answers it ("Nazal Kutail") then replaces th
 description, and the rounds that follow retrieve, judge and generate for "What is the
 phone extension of Nazal Kutail?".
 
+A description inside a description is named from the inside out, one step a round:
+"the budget of the project sponsored by the head of quality" asks who heads quality,
+then which project that person sponsors, then its budget (`following`). The rounds
+bound it: a step is planned only while a round is left to ask the question after it.
+
 Pure functions over state: `plan` checks the model's proposal, `asked` says which
 question a round judges, `answered` reads the first step's answer from its judgments.
 """
@@ -18,7 +23,7 @@ from __future__ import annotations
 import re
 
 from judged_rag.core.quotes import statement
-from judged_rag.state import Hop, Judgment, State
+from judged_rag.state import Hop, Judgment, Named, State
 
 MAX_ANSWER_CHARS = 80
 """Longest copy taken as the name: a longer one is a passage, not a name."""
@@ -55,7 +60,8 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     of legal". A description inside the copy is named first ("the project sponsored by
     the head of sales" → "the head of sales"): what the inner one names is what a page
     about the outer one says ("Sponsor: Mavund Savand"), so the question with the name
-    in it can be answered by one page.
+    in it can be answered by one page. The outer one is kept (`Hop.outer`) and asked
+    next, once the inner one is named (`following`).
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
@@ -77,7 +83,7 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     for offset in inner:
         hop = plan(question, phrase[offset:], iteration)
         if hop is not None:
-            return hop
+            return {**hop, "outer": [*hop.get("outer", []), phrase]}
     words = _WORD.findall(phrase)  # as the question writes it
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
     if len(words) < 3 or words[0].lower() not in _DETERMINERS:
@@ -240,18 +246,47 @@ def pending(state: State) -> bool:
 
 
 def resolved(question: str, hop: Hop | None) -> str:
-    """The question with the first step's answer in place of its description.
+    """The question with each step's answer in place of its description.
 
     GGatrieval's Q′ with the bridging entity: "In what year was the company that A
     acquired in 2013 founded?" becomes "In what year was B founded?", so that A's own
-    founding year no longer answers it. The question as it is when nothing was named.
+    founding year no longer answers it. The steps are applied in the order asked (the
+    head of sales, then the project sponsored by the name found); one that named
+    nothing leaves its description as it is.
     """
-    if hop is None or not hop["answer"]:
+    if hop is None:
         return question
-    found = _find(question, hop["describes"])
-    if found is None:
-        return question
-    return f"{question[: found.start()]}{hop['answer']}{question[found.end() :]}"
+    for step in [*hop.get("earlier", []), hop]:
+        found = _find(question, step["describes"]) if step["answer"] else None
+        if found is not None:
+            question = f"{question[: found.start()]}{step['answer']}{question[found.end() :]}"
+    return question
+
+
+def following(question: str, hop: Hop, iteration: int) -> Hop | None:
+    """The next step once `hop` is named: the description around it, with the name in it.
+
+    "When is the project sponsored by the head of quality planned to go live?": once
+    "the head of quality" is "Deipul Peronas", "Who or what is the project sponsored by
+    Deipul Peronas?" is asked in round `iteration`, since the page with the go-live date
+    names its project, not its sponsor. None when nothing holds the description, when
+    it named nothing, or when `plan` refuses the description around it (the question
+    then has nothing else to ask: "What is the project sponsored by …?").
+    """
+    outer = hop.get("outer") or []
+    if not hop["answer"] or hop["doc_id"] is None or not outer:
+        return None
+    step = Named(
+        question=hop["question"],
+        describes=hop["describes"],
+        answer=hop["answer"],
+        doc_id=hop["doc_id"],
+    )
+    named = resolved(question, hop)
+    nxt = plan(named, resolved(outer[0], hop), iteration)
+    if nxt is None:
+        return None
+    return {**nxt, "earlier": [*hop.get("earlier", []), step], "outer": outer[1:]}
 
 
 def asked(state: State) -> str:
@@ -365,14 +400,18 @@ _TOKEN = re.compile(r"[\w'’-]+(?:[.,]\d+)*")
 """A word or a number as written, "4.0" and "1,500" whole."""
 
 
-def naming_document(state: State) -> str | None:
-    """The id of the page that named what the question describes, once one did."""
+def naming_documents(state: State) -> list[str]:
+    """The ids of the pages that named what the question describes, in the order asked."""
     hop = state.get("hop")
-    return None if hop is None else hop["doc_id"]
+    if hop is None:
+        return []
+    ids = [step["doc_id"] for step in hop.get("earlier", [])]
+    return [*ids, hop["doc_id"]] if hop["doc_id"] is not None else ids
 
 
 def summary(hop: Hop | None) -> str | None:
-    """The route's one line: the first question and what answered it."""
+    """The route's one line: each step's question and what answered it."""
     if hop is None:
         return None
-    return f"{hop['question']} → {hop['answer'] or 'nothing'}"
+    steps: list[Named | Hop] = [*hop.get("earlier", []), hop]
+    return "; ".join(f"{s['question']} → {s['answer'] or 'nothing'}" for s in steps)

@@ -21,7 +21,7 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, calls_left, exhausted, kept
+from judged_rag.core.budget import ANSWERING, calls_left, exhausted, kept, rounds_left
 from judged_rag.core.documents import doc_date, numbered
 from judged_rag.core.judgments import (
     LABELS,
@@ -127,7 +127,7 @@ def assess(
     answering = [j for j in state.get("judgments") or [] if not j.get("hop")]
     best_now, best_before = best_scores(answering, iteration)
     stalled = not sufficient and not later and is_stalled(best_now, best_before)
-    hop_update = _hop_found(state, batch, cfg.judge_cutoff, events)
+    hop_update = _hop_found(state, batch, cfg, events)
     if hop_update is not None:
         stalled = False  # the round found a name, or not: the question itself is next
     events.append(
@@ -155,7 +155,7 @@ def assess(
         update["judgments"] = Overwrite(relabelled)  # the round's labels, given here
     if hop_update is not None:
         update["hop"] = hop_update
-        if hop_update["answer"]:
+        if hop_update["answer"] or hop_update["iteration"] > iteration:
             update["pending"] = []  # named: the rest of the round is not judged for it
     return update
 
@@ -221,22 +221,32 @@ def superseders(
 
 
 def _hop_found(
-    state: State, batch: list[Judgment], threshold: float, events: list[TraceEvent]
+    state: State, batch: list[Judgment], cfg: Configuration, events: list[TraceEvent]
 ) -> Hop | None:
     """The hop with its answer, after the round that asked its first question; else None.
 
     The round's best answering copy (`core.hops.answered`) names what the description
     describes, from a page that says what the description says; when no document
-    answered, the hop keeps no answer and the question is asked as it is.
+    answered, the hop keeps no answer and the question is asked as it is. A name found
+    for a description inside another is followed by the outer one's step, asked next
+    round (`core.hops.following`), while a round is left for the question after it.
     """
     hop = state.get("hop")
     if hop is None or not hops.pending(state):
         return None
     pages = {d["id"]: f"{d['title']}\n{d['content']}" for d in state.get("documents") or []}
-    found = hops.answered(batch, threshold, hop, state["question"], pages)
+    asked = hops.resolved(state["question"], hop)  # the earlier steps' names in place
+    found = hops.answered(batch, cfg.judge_cutoff, hop, asked, pages)
     answer, doc_id = found if found is not None else (None, None)
     events.append(event("assess", "hop", question=hop["question"], answer=answer, document=doc_id))
-    return {**hop, "answer": answer, "doc_id": doc_id}
+    named: Hop = {**hop, "answer": answer, "doc_id": doc_id}
+    then = hops.following(state["question"], named, hop["iteration"] + 1)
+    if then is None or rounds_left(state, cfg) < 2:
+        return named
+    events.append(
+        event("assess", "hop_planned", describes=then["describes"], first_question=then["question"])
+    )
+    return then
 
 
 def judged_now(state: State, iteration: int) -> tuple[list[Judgment], list[str]]:

@@ -81,15 +81,16 @@ def combine(
 
 
 def _with_hop(state: State, chosen: list[Doc]) -> list[Doc]:
-    """`chosen`, headed by the document that named what the question describes.
+    """`chosen`, headed by the documents that named what the question describes.
 
-    Only when something else was chosen: the name alone answers nothing.
+    Only when something else was chosen: the names alone answer nothing.
     """
-    naming = hops.naming_document(state)
-    if not chosen or naming is None:
+    naming = hops.naming_documents(state)
+    if not chosen or not naming:
         return chosen
-    named = [d for d in state.get("documents") or [] if d["id"] == naming]
-    return [*named, *(d for d in chosen if d["id"] != naming)]
+    docs = {d["id"]: d for d in state.get("documents") or []}
+    named = [docs[i] for i in dict.fromkeys(naming) if i in docs]
+    return [*named, *(d for d in chosen if d["id"] not in naming)]
 
 
 VERIFIED = "D (verified)"
@@ -128,15 +129,14 @@ def _compared(state: State, cfg: Configuration, update: dict[str, Any]) -> dict[
     A conflict is also an event of the trace, after the combination's. A question that
     offers names to choose between has none (each page answers for its own name), nor
     does a closed-ended task: its answer is one of its options, which the generator
-    picks and the verifier reads as such. The page that named what the question
-    describes (`core.hops`) states the bridge, not the answer: it is left out.
+    picks and the verifier reads as such. The pages that named what the question
+    describes (`core.hops`) state the bridge, not the answer: they are left out.
     """
     knowledge: list[Doc] = update["knowledge"]
     closed = state.get("resolved_task") == "closed"
     asked = closed or alternatives_asked(state, cfg)
     judged = latest_judgments(state)
-    naming = hops.naming_document(state)
-    if naming is not None:
+    for naming in hops.naming_documents(state):
         judged.pop(naming, None)
     conflict = None if asked else disagreement(knowledge, judged, state["question"])
     if conflict is None:

@@ -52,6 +52,12 @@ def rewrite(
     cfg = deps.configuration(config, runtime)
     iteration = state.get("iteration", 0)
     hop = state.get("hop")
+    if hop is not None and hop["iteration"] == iteration + 1 and hop.get("earlier"):
+        # No LLM call: the name found goes into the description around it, which the
+        # next round asks for (`core.hops.following`).
+        named = hop["earlier"][-1]["answer"]
+        told = [event("rewrite", "hop", answer=named, question=hop["question"])]
+        return _queries([hop["question"]], iteration, 0, told, {})
     if hop is not None and hop["iteration"] == iteration:
         # No LLM call: after the hop's first question, the question itself, with the
         # name found in place of its description when one was.
