@@ -369,3 +369,34 @@ def test_a_closed_ended_task_answers_with_its_option_whatever_the_documents_say(
     out = run(parts, question="When was the society founded?", options=options)
     assert out["answer"] == "1871" and not out["abstained"]
     assert "conflict" not in out["route"] and out["route"]["regenerations"] == 0
+
+
+def test_two_pages_about_two_named_things_do_not_disagree() -> None:
+    def page(doc_id: str, title: str, text: str) -> Doc:
+        return {
+            **state_doc(doc_id, f"[Context: dated 2025-04-21]\n{title}\n{text}"),
+            "title": title,
+        }
+
+    bifol = page("bifol", "Project Bifol", "The core team has 9 people.")
+    meigais = page("meigais", "Project Meigais", "The core team has 5 people.")
+    judged = {"bifol": highly("bifol", "9"), "meigais": highly("meigais", "5")}
+    asked = "how many people are in the core team of project bifol?"
+    assert disagreement([meigais, bifol], judged, asked) is None
+    # A page that names the asked project does disagree, whatever its own title.
+    digest = page("digest", "Planning digest 2024", "Project Bifol's core team has 5 people.")
+    judged["digest"] = highly("digest", "5")
+    conflict = disagreement([digest, bifol], judged, asked)
+    assert conflict is not None and {v["value"] for v in conflict["values"]} == {"9", "5"}
+    # A question that names neither title's name leaves the values to disagree.
+    assert disagreement([meigais, bifol], judged, "How large is a core team?") is not None
+    # Nor is a title's first word a name, capitalised as every title's first word is.
+    budget = page("budget", "Training budget", "The training budget is 1,500 euros.")
+    travel = page("travel", "Travel rules", "The budget is 1,000 euros.")
+    spent = {"budget": highly("budget", "1,500 euros"), "travel": highly("travel", "1,000 euros")}
+    assert disagreement([budget, travel], spent, "What is the training budget?") is not None
+    # Capitals make a name wherever they stand: the warranty of one unit is not another's.
+    gfbc = page("gfbc", "GFBC user manual", "The unit carries a warranty of 24 months.")
+    nldr = page("nldr", "NLDR user manual", "The unit carries a warranty of 12 months.")
+    held = {"gfbc": highly("gfbc", "24 months"), "nldr": highly("nldr", "12 months")}
+    assert disagreement([gfbc, nldr], held, "How long is the warranty on the GFBC?") is None

@@ -25,8 +25,10 @@ has made an error, not found a disagreement; and a page that names both "Ostrel"
 (one `source`) do not disagree either: a page giving "120 euros" outside capital cities
 and "210 euros" in them states two facts. It disagrees with itself only as its own
 history, where each value's statement names its year ("In 2019 … 408"; "in 2023 …
-445"), or where it says one value replaced the other (`core.updates`). Nothing here
-calls a model: the values are the judge's own copies.
+445"), or where it says one value replaced the other (`core.updates`). Nor do two pages
+about two named things: for "how many people are in the core team of project bifol?",
+"9" from "Project Bifol" and "5" from "Project Meigais" answer for two projects
+(`_title_names`). Nothing here calls a model: the values are the judge's own copies.
 """
 
 from __future__ import annotations
@@ -178,12 +180,14 @@ def disagreement(
                 group[1].append(date)
             group[2].append((doc["source"], _own_year(doc, value) is not None))
     # Only values of one fact disagree; a copy of another fact is the judge's error.
+    named = _title_names(question, [knowledge[n - 1] for g in groups for n in g[0]["numbers"]])
+    about = [_naming(named, [knowledge[n - 1] for n in g[0]["numbers"]]) for g in groups]
     stated: list[Stated] = []
-    for entry, seen, where in groups:
+    for (entry, seen, where), these in zip(groups, about, strict=True):
         if any(
-            (rivals(entry, other, knowledge) and not _one_page(where, there))
+            (rivals(entry, other, knowledge) and not _one_page(where, there) and these == those)
             or _replaces(entry, other, replaced)
-            for other, _, there in groups
+            for (other, _, there), those in zip(groups, about, strict=True)
             if other is not entry
         ):
             known = [d for d in seen if d is not None]
@@ -208,6 +212,50 @@ def _one_page(a: list[tuple[str, bool]], b: list[tuple[str, bool]]) -> bool:
     pages = {source for source, _ in a} | {source for source, _ in b}
     history = all(own for _, own in a) and all(own for _, own in b)
     return len(pages) == 1 and "" not in pages and not history
+
+
+def _title_names(question: str, docs: list[Doc]) -> set[str]:
+    """The question's words that a document's title holds as a name.
+
+    In any case the question writes them ("project bifol"), but a name in the
+    documents: a title word they write in capitals ("GFBC") or capitalised inside a
+    sentence or a title ("Project Bifol", "The Graider office opens"). A title's
+    first word, capitalised as any title's is ("Training budget"), is no name by that.
+    Two values whose documents do not state the same of these names answer for two
+    named things, not one: they do not disagree.
+    """
+    asked = {w for w in words(question).split() if len(w) > 1 and not w.isdigit()}
+    asked -= JOINING_WORDS
+    return {
+        w
+        for w in asked
+        for d in docs
+        if w in words(d["title"]).split()
+        and (_written_as_name(w, d["title"]) or _written_as_name(w, d["content"]))
+    }
+
+
+def _written_as_name(word: str, text: str) -> bool:
+    """Whether `text` writes `word` as a name: in capitals, or capitalised mid-sentence."""
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if words(token) != word or not token[0].isupper():
+            continue
+        before = text[: match.start()].rstrip(" \t")
+        if (token.isupper() and len(token) > 1) or (before and before[-1] not in _STARTS):
+            return True
+    return False
+
+
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_STARTS = '.!?:;\n#|*->"“(['
+"""What a capitalised word may follow as a sentence's, a line's or a cell's first."""
+
+
+def _naming(names: set[str], docs: list[Doc]) -> set[str]:
+    """Which of the question's title names (`_title_names`) the documents state at all."""
+    text = " ".join(words(f"{d['title']} {d['content']}") for d in docs).split()
+    return names & set(text)
 
 
 def same_value(a: str, b: str) -> bool:
