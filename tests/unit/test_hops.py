@@ -516,6 +516,29 @@ def test_a_description_inside_another_is_named_from_the_inside_out() -> None:
     assert hops.following(asks, {**first, "answer": "Nazal Kutail", "doc_id": "org"}, 1) is None
 
 
+@pytest.mark.parametrize(
+    ("question", "describes", "outer"),
+    [
+        # Copied short or long, the description around it is found in the question.
+        (NESTED, "the head of engineering", [SPONSORED]),
+        (NESTED, SPONSORED, [SPONSORED]),
+        (
+            "What is the budget of the project sponsored by the head of engineering?",
+            "head of engineering",
+            [SPONSORED, f"the budget of {SPONSORED}"],
+        ),
+        ("In which office does the head of legal work?", "the head of legal work", []),
+        # A clause between them is no description around it.
+        ("For the project, who signs for the head of engineering?", "the head of engineering", []),
+    ],
+)
+def test_the_descriptions_around_the_one_named_are_kept_innermost_first(
+    question: str, describes: str, outer: list[str]
+) -> None:
+    hop = hops.plan(question, describes, 0)
+    assert hop is not None and hop.get("outer") == outer
+
+
 def test_a_nested_description_takes_a_round_a_step() -> None:
     answer = "Project Sisar [3] goes live in July 2027 [3]."
     retriever = scripted_retriever([ORG], [ORG, OVERVIEW], [PLAN])

@@ -60,8 +60,9 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     of legal". A description inside the copy is named first ("the project sponsored by
     the head of sales" → "the head of sales"): what the inner one names is what a page
     about the outer one says ("Sponsor: Mavund Savand"), so the question with the name
-    in it can be answered by one page. The outer one is kept (`Hop.outer`) and asked
-    next, once the inner one is named (`following`).
+    in it can be answered by one page. The descriptions around it are kept
+    (`Hop.outer`, `_enclosing`) and asked next, once the inner one is named
+    (`following`).
     """
     found = _find(question, " ".join(describes.split()))
     if found is None:
@@ -83,7 +84,7 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     for offset in inner:
         hop = plan(question, phrase[offset:], iteration)
         if hop is not None:
-            return {**hop, "outer": [*hop.get("outer", []), phrase]}
+            return hop
     words = _WORD.findall(phrase)  # as the question writes it
     content = [w for w in words if w.lower() not in _FUNCTION_WORDS | _RELATIONS]
     if len(words) < 3 or words[0].lower() not in _DETERMINERS:
@@ -109,7 +110,30 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
         iteration=iteration,
         answer=None,
         doc_id=None,
+        outer=_enclosing(question, start, end),
     )
+
+
+def _enclosing(question: str, start: int, end: int) -> list[str]:
+    """The descriptions around `question[start:end]`, innermost first.
+
+    Each is a determiner, words and a relation word before the one inside it, ending
+    where it ends: around "the head of sales" in "When is the project sponsored by the
+    head of sales planned to go live?", "the project sponsored by the head of sales".
+    Whether the model copied the inner or the outer description, the same steps follow;
+    `following` decides whether one is asked (not "the phone extension of …" in "What
+    is the phone extension of …?": that is the question itself).
+    """
+    out: list[str] = []
+    heads = [m for m in _WORD.finditer(question, 0, start) if m.group(0).lower() in _DETERMINERS]
+    for head in reversed(heads):
+        between = question[head.start() : start]
+        said = _WORD.findall(between)
+        if len(said) < 3 or said[-1].lower() not in _RELATIONS or re.search(r"[,;:?!]", between):
+            break
+        out.append(question[head.start() : end])
+        start = head.start()
+    return out
 
 
 def describable(question: str) -> bool:
