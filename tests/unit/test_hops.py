@@ -539,7 +539,47 @@ def test_the_descriptions_around_the_one_named_are_kept_innermost_first(
     assert hop is not None and hop.get("outer") == outer
 
 
-def test_a_nested_description_takes_a_round_a_step() -> None:
+@pytest.mark.parametrize(
+    ("page", "copy", "question", "name"),
+    [
+        (
+            "Governance\nProject Beipuroth is sponsored by Sugre Bugom.",
+            "Sugre Bugom",
+            "What is the budget of the project sponsored by Sugre Bugom?",
+            "Project Beipuroth",
+        ),
+        (
+            "The DTRM is fitted with a DC-55 display.",
+            "DTRM",
+            "What is the lead time for the display fitted to the DTRM?",
+            "DC-55",
+        ),
+        # A label that restates the question's word is no name.
+        ("Sponsor: Sugre Bugom", "Sugre Bugom", "Which project is sponsored by Sugre Bugom?", None),
+        # Two new names: which one is meant is not for a rule to say.
+        (
+            "Project Bifol and Project Sisar are sponsored by Sugre Bugom.",
+            "Sugre Bugom",
+            "Which project is sponsored by Sugre Bugom?",
+            None,
+        ),
+        # A description copied is not a name of the question's to read past.
+        (
+            "The head of finance, Ana Lima, signs.",
+            "The head of finance",
+            "Who or what is the head of finance?",
+            None,
+        ),
+    ],
+)
+def test_a_name_of_the_question_copied_is_read_for_the_name_beside_it(
+    page: str, copy: str, question: str, name: str | None
+) -> None:
+    assert hops.beside(page, copy, question) == name
+
+
+@pytest.mark.parametrize("copied", ["Project Sisar", "Nazal Kutail"])
+def test_a_nested_description_takes_a_round_a_step(copied: str) -> None:
     answer = "Project Sisar [3] goes live in July 2027 [3]."
     retriever = scripted_retriever([ORG], [ORG, OVERVIEW], [PLAN])
     parts = Components(
@@ -548,7 +588,8 @@ def test_a_nested_description_takes_a_round_a_step() -> None:
             hop_plan(SPONSORED),
             quote("Nazal Kutail", Naz=0.95, NONE=0.05),  # round 0: who heads engineering
             NONE,  # round 1: the organisation page, for the project Nazal Kutail sponsors
-            quote("Project Sisar", Project=0.95, NONE=0.05),
+            # The judge may copy the question's own name from the sentence naming it.
+            quote(copied, **{copied.split()[0]: 0.95, "NONE": 0.05}),
             quote("July 2027", July=0.95, NONE=0.05),  # round 2: the plan, for the question
             verdict(),
         ),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from judged_rag.core.conflicts import name_like
 from judged_rag.core.quotes import statement
 from judged_rag.state import Hop, Judgment, Named, State
 
@@ -338,18 +339,23 @@ def answered(
     `describes` what the question describes (`pages`: each document's text by id). A
     copy from a page that does not say "marketing" does not name "the head of
     marketing", however sure the judge is; one whose sentence `answers_itself` is the
-    answer to the whole question, not a name for the description.
+    answer to the whole question, not a name for the description. A copy that is a name
+    the question holds is read in its sentence for the name beside it (`beside`).
     """
     best: tuple[float, str, str] | None = None
     for j in judgments:
         copy = " ".join(j["evidence"].split()).strip(" .;,")
-        if not j.get("hop") or not names(copy, question):
-            continue
         own = j.get("p_highly")
-        if j["label"] != "highly_relevant" and (own is None or own < threshold):
+        if not j.get("hop") or (
+            j["label"] != "highly_relevant" and (own is None or own < threshold)
+        ):
             continue
         page = pages.get(j["doc_id"], "")
-        if not describes(page, hop["describes"]) or answers_itself(page, copy, question, hop):
+        if not names(copy, question):
+            copy = beside(page, copy, question) or ""
+        if not copy or not describes(page, hop["describes"]):
+            continue
+        if answers_itself(page, copy, question, hop):
             continue
         value = float(own if own is not None else j["composite_score"])
         if best is None or value > best[0]:
@@ -382,6 +388,36 @@ def names(copy: str, question: str) -> bool:
 
 MAX_NAME_WORDS = 4
 """Most words of a name: "Queldene Publishing House", "KE-26 relay board"."""
+
+
+def beside(page: str, copy: str, question: str) -> str | None:
+    """The one new name in the sentence from which the judge copied a name of the question.
+
+    Asked "Who or what is the project sponsored by Sugre Bugom?", the bundled judge
+    copies "Sugre Bugom" from "Project Beipuroth is sponsored by Sugre Bugom.": it found
+    the sentence and copied the wrong name of it. The name it relates to the question's
+    is the answer: a run of capitalised or coded words there that `names` takes and
+    that the question does not merely restate ("Sponsor" beside "sponsored"). None when
+    the copy is not such a name (a description, "The head of finance"), or when the
+    sentence holds no such name or more than one.
+    """
+    if not name_like(copy):
+        return None
+    found = statement(page, copy)
+    if found is None:
+        return None
+    asked = _stems(question)
+    runs: list[str] = []
+    for match in _NAME_RUN.finditer(found[0]):
+        tokens = match.group(0).split()
+        run = " ".join(tokens[1:] if tokens[0].lower() in {"the", "a", "an"} else tokens)
+        if run and names(run, question) and not _stems(run) <= asked and run not in runs:
+            runs.append(run)
+    return runs[0] if len(runs) == 1 else None
+
+
+_NAME_RUN = re.compile(r"(?:[A-Z][\w'’-]*|[\w-]*\d[\w-]*)(?:\s+(?:[A-Z][\w'’-]*|[\w-]*\d[\w-]*))*")
+"""Capitalised or coded words in a row: "Project Beipuroth", "the DC-55"."""
 
 
 def describes(page: str, description: str) -> bool:
