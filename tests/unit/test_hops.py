@@ -580,7 +580,7 @@ def test_a_name_of_the_question_copied_is_read_for_the_name_beside_it(
 
 @pytest.mark.parametrize("copied", ["Project Sisar", "Nazal Kutail"])
 def test_a_nested_description_takes_a_round_a_step(copied: str) -> None:
-    answer = "Project Sisar [3] goes live in July 2027 [3]."
+    answer = "Project Sisar [2] goes live in July 2027 [2]."
     retriever = scripted_retriever([ORG], [ORG, OVERVIEW], [PLAN])
     parts = Components(
         chat_model=generator(answer),
@@ -607,10 +607,11 @@ def test_a_nested_description_takes_a_round_a_step(copied: str) -> None:
         f"Who or what is the head of engineering? → Nazal Kutail; {second} → Project Sisar"
     )
     assert out["answer"] == answer and not out["abstained"]
-    # Both pages that named something head the plan that answers.
+    # The page that named the project heads the plan that answers; the page that
+    # named the head of engineering names nothing the question still holds.
     assert [c["doc_id"] for c in out["citations"]] == ["sisar-plan"]
     combined = next(e["detail"] for e in out["trace"] if e["event"] == "combined")
-    assert combined["chosen"] == ["org", "sisar", "sisar-plan"]
+    assert combined["chosen"] == ["sisar", "sisar-plan"]
 
 
 def test_a_nested_step_is_not_asked_without_a_round_for_the_question() -> None:

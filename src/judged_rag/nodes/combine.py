@@ -81,15 +81,19 @@ def combine(
 
 
 def _with_hop(state: State, chosen: list[Doc]) -> list[Doc]:
-    """`chosen`, headed by the documents that named what the question describes.
+    """`chosen`, headed by the document that named what the question now names.
 
-    Only when something else was chosen: the names alone answer nothing.
+    Only when something else was chosen: the names alone answer nothing. Of a nested
+    description's naming pages only the last heads it ("Project Solan is sponsored by
+    Vukonak Drineik" for "When is Project Solan planned to go live?"); the earlier ones
+    name what the question no longer holds, and with them ahead of it the bundled
+    generator cited the page that named the head of finance for the go-live date.
     """
     naming = hops.naming_documents(state)
     if not chosen or not naming:
         return chosen
     docs = {d["id"]: d for d in state.get("documents") or []}
-    named = [docs[i] for i in dict.fromkeys(naming) if i in docs]
+    named = [docs[i] for i in naming[-1:] if i in docs]
     return [*named, *(d for d in chosen if d["id"] not in naming)]
 
 
