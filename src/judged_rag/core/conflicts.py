@@ -226,13 +226,12 @@ def _title_names(question: str, docs: list[Doc]) -> set[str]:
     """
     asked = {w for w in words(question).split() if len(w) > 1 and not w.isdigit()}
     asked -= JOINING_WORDS
-    return {
-        w
-        for w in asked
-        for d in docs
-        if w in words(d["title"]).split()
-        and (_written_as_name(w, d["title"]) or _written_as_name(w, d["content"]))
-    }
+    found: set[str] = set()
+    for d in {d["id"]: d for d in docs}.values():
+        for w in asked & set(words(d["title"]).split()) - found:
+            if _written_as_name(w, d["title"]) or _written_as_name(w, d["content"]):
+                found.add(w)
+    return found
 
 
 def _written_as_name(word: str, text: str) -> bool:

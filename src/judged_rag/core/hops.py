@@ -376,7 +376,7 @@ def names(copy: str, question: str) -> bool:
     if not copy or len(copy) > MAX_ANSWER_CHARS:
         return False
     words = _TOKEN.findall(copy)
-    if words and words[0].lower() in {"the", "a", "an"}:
+    if words and words[0].lower() in _ARTICLES:
         words = words[1:]
     if not words or len(words) > MAX_NAME_WORDS:
         return False
@@ -388,6 +388,8 @@ def names(copy: str, question: str) -> bool:
 
 MAX_NAME_WORDS = 4
 """Most words of a name: "Queldene Publishing House", "KE-26 relay board"."""
+_ARTICLES = frozenset(["the", "a", "an"])
+"""What a name may be led by and still be the name: "the RP-62 pump"."""
 
 
 def beside(page: str, copy: str, question: str) -> str | None:
@@ -410,7 +412,7 @@ def beside(page: str, copy: str, question: str) -> str | None:
     runs: list[str] = []
     for match in _NAME_RUN.finditer(found[0]):
         tokens = match.group(0).split()
-        run = " ".join(tokens[1:] if tokens[0].lower() in {"the", "a", "an"} else tokens)
+        run = " ".join(tokens[1:] if tokens[0].lower() in _ARTICLES else tokens)
         if run and names(run, question) and not _stems(run) <= asked and run not in runs:
             runs.append(run)
     return runs[0] if len(runs) == 1 else None

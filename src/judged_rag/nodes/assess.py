@@ -240,8 +240,10 @@ def _hop_found(
     answer, doc_id = found if found is not None else (None, None)
     events.append(event("assess", "hop", question=hop["question"], answer=answer, document=doc_id))
     named: Hop = {**hop, "answer": answer, "doc_id": doc_id}
+    if rounds_left(state, cfg) < 2:  # no round would be left for the question itself
+        return named
     then = hops.following(state["question"], named, hop["iteration"] + 1)
-    if then is None or rounds_left(state, cfg) < 2:
+    if then is None:
         return named
     events.append(
         event("assess", "hop_planned", describes=then["describes"], first_question=then["question"])
