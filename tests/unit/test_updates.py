@@ -8,7 +8,7 @@ import pytest
 
 from judged_rag import Components, build_graph
 from judged_rag.core.conflicts import disagreement
-from judged_rag.core.updates import superseding
+from judged_rag.core.updates import superseding, unchanged
 from judged_rag.state import Update
 from tests.fakes import (
     PromptRecorder,
@@ -166,3 +166,93 @@ def test_dated_support_is_read_beside_the_rounds_pages_about_its_subject() -> No
     assert judged_ids == ["digest", "page"]
     assert out["route"]["conflict"] == "dated"
     assert out["answer"] == answer
+
+
+NOTES_3_5 = (
+    "[Context: dated 2025-04-02]\n[Defined elsewhere: KLDR = Kredroth Leak Detection Relay]\n"
+    "KLDR firmware 3.5 release notes\nChanges to defaults\nThe default log retention is now "
+    "90 days. The default alarm delay is unchanged. From version 3.5 the default screen "
+    "timeout is 5 minutes (previously 10 minutes)."
+)
+NOTES_3_3 = (
+    "[Context: dated 2024-06-11]\nKLDR firmware 3.3 release notes\nChanges to defaults\n"
+    "From version 3.3 the default alarm delay is 20 seconds (previously 30 seconds)."
+)
+ALARM = "What is the current default alarm delay of the KLDR?"
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "said"),
+    [
+        (NOTES_3_5, ALARM, "The default alarm delay is unchanged."),
+        (NOTES_3_5, "what's the kldr's default alarm delay now?", "The default alarm delay is"),
+        # Another thing did not change, or the value is stated.
+        (NOTES_3_5, "What is the current default log retention of the KLDR?", None),
+        (NOTES_3_5, "What is the default screen timeout of the KLDR?", None),
+        (NOTES_3_3, ALARM, None),
+        (
+            "From version 2.8 the default screen timeout has not changed.",
+            "What is the screen timeout by default?",
+            "From version 2.8",
+        ),
+        ("The canteen menu remains the same. Prices rose.", "How much is lunch?", None),
+    ],
+)
+def test_a_statement_that_what_is_asked_did_not_change(
+    text: str, question: str, said: str | None
+) -> None:
+    found = unchanged(text, question)
+    if said is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(said)
+
+
+@pytest.mark.parametrize("copy", ["10 minutes", "unchanged"])  # the first: the screen timeout's
+def test_a_chunk_saying_the_value_did_not_change_is_no_support(copy: str) -> None:
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(quote(copy, x=0.95, NONE=0.05), verdict()),
+        retriever=scripted_retriever([doc("n35", NOTES_3_5, similarity=0.8)]),
+    )
+    out = run(parts, question=ALARM)
+    judged = next(e["detail"] for e in out["trace"] if e["event"] == "judged")
+    assert judged["label"] == "somewhat_relevant" and judged["evidence"] == ""
+    assert judged["p_highly"] == 0.0
+
+
+def test_the_earlier_document_that_states_the_value_answers() -> None:
+    answer = "The default alarm delay of the KLDR is 20 seconds [1]."
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            quote("10 minutes", x=0.95, NONE=0.05),  # the latest notes: "unchanged"
+            quote("20 seconds", x=0.95, NONE=0.05),  # the notes that set it
+            verdict(),
+        ),
+        retriever=scripted_retriever(
+            [doc("n35", NOTES_3_5, similarity=0.8), doc("n33", NOTES_3_3, similarity=0.7)]
+        ),
+    )
+    recorder = PromptRecorder()
+    out = run(parts, recorder, question=ALARM, judge_batch=2)
+    labels = {
+        e["detail"]["doc_id"]: e["detail"]["label"] for e in out["trace"] if e["event"] == "judged"
+    }
+    assert labels == {"n35": "somewhat_relevant", "n33": "highly_relevant"}
+    drafted = [p for p in recorder.prompts if p.endswith(f"Question: {ALARM}")]
+    assert drafted and "(previously 30 seconds)" in drafted[-1]
+    assert "is unchanged" not in drafted[-1]  # only the Highly Relevant notes are shown
+    assert out["answer"] == answer and not out["abstained"]
+
+
+def test_a_value_the_no_change_statement_gives_is_kept() -> None:
+    text = "KLDR firmware 3.6 release notes\nThe default alarm delay is unchanged at 20 seconds."
+    parts = Components(
+        chat_model=generator("20 seconds [1]."),
+        judge_model=judge_model(quote("20 seconds", x=0.95, NONE=0.05), verdict()),
+        retriever=scripted_retriever([doc("n36", text, similarity=0.8)]),
+    )
+    out = run(parts, question=ALARM)
+    judged = next(e["detail"] for e in out["trace"] if e["event"] == "judged")
+    assert judged["label"] == "highly_relevant" and judged["evidence"] == "20 seconds"

@@ -10,17 +10,29 @@ date; a different value of the same kind copied from it is the document's
 update (`State.Update`), and the two values are a dated disagreement inside one
 document (`core.conflicts`), decided by the later year.
 
+A document can also say that what the question asks about did not change ("The default
+alarm delay is unchanged."): it states no value, and the value is in an earlier document
+(`unchanged`).
+
 Nothing here calls a model; the judge makes the one extra call.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from judged_rag.core.asked import pinned
 from judged_rag.core.calendar import YEAR
 from judged_rag.core.documents import split_note
-from judged_rag.core.quotes import JOINING_WORDS, grounded, statement, statements, words
+from judged_rag.core.quotes import (
+    JOINING_WORDS,
+    NOT_NAMES,
+    grounded,
+    statement,
+    statements,
+    words,
+)
 
 MAX_LATER = 3
 """Most later statements read again (the latest-dated first): one short call."""
@@ -79,3 +91,39 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
     kept = sorted(later, key=lambda pair: -pair[0])[:MAX_LATER]
     ordered = [s for _, s in later if any(s == k for _, k in kept)]
     return Later(text=" ".join(ordered), first=found[0], since=str(since), date=str(kept[0][0]))
+
+
+NO_CHANGE = re.compile(
+    r"\b(?:is|are|was|were|remains?|stays?)\s+(?:unchanged|not\s+changed|the\s+same|as\s+before)\b"
+    r"|\b(?:has|have)\s+not\s+(?:been\s+)?changed\b",
+    re.IGNORECASE,
+)
+"""A statement that something did not change: "is unchanged", "remains the same"."""
+
+SUBJECT_WORDS = 3
+"""Words before the no-change phrase read as what did not change ("default alarm delay")."""
+
+
+def unchanged(text: str, question: str) -> str | None:
+    """The document's statement that what the question asks about did not change, or None.
+
+    "The default alarm delay is unchanged." answers "What is the current default alarm
+    delay of the KLDR?" with no value: the value stands in an earlier document. What did
+    not change is the statement's last few words before the no-change phrase, articles
+    and joining words aside ("default alarm delay"); every one must be a word of the
+    question. The chunk's context note and definitions line are not statements.
+    """
+    asked = set(words(question).split())
+    for said in statements(split_note(text)[2]):
+        found = NO_CHANGE.search(said)
+        if found is None:
+            continue
+        before = [
+            w
+            for w in words(said[: found.start()]).split()
+            if w not in JOINING_WORDS and w not in NOT_NAMES
+        ]
+        subject = before[-SUBJECT_WORDS:]
+        if subject and all(w in asked for w in subject):
+            return said
+    return None

@@ -30,7 +30,7 @@ from judged_rag.core.quotes import (
     words,
 )
 from judged_rag.core.trace import event
-from judged_rag.core.updates import Later, superseding
+from judged_rag.core.updates import Later, superseding, unchanged
 from judged_rag.nodes.judge.common import (
     FALLBACK,
     Judging,
@@ -73,6 +73,7 @@ class Extract(OneDocumentJudge):
         copied = _copied(found.value, stated, task["question"])
         judged = _from_extraction(base, copied, doc, stated, cfg, alternatives=alternatives)
         judged = _in_form(judged, task["question"], doc)
+        judged = _no_value(judged, task["question"], stated, doc, cfg)
         if alternatives:
             judged = _for_alternative(judged, alternatives, focus)
         cost, events = found.cost, list(found.events)
@@ -186,6 +187,36 @@ def _in_form(judgment: Judgment, question: str, doc: Doc) -> Judgment:
     else:
         return judgment
     return {**judgment, "label": "somewhat_relevant", "reason": f"{judgment['reason']}; {why}"}
+
+
+def _no_value(
+    judgment: Judgment, question: str, stated: str, doc: Doc, cfg: Configuration
+) -> Judgment:
+    """A Highly Relevant judgment of a chunk saying what is asked did not change, Somewhat.
+
+    "The default alarm delay is unchanged." (`core.updates.unchanged`) states no value:
+    the judge copies "unchanged", or a value of the statement beside it ("10 minutes",
+    the screen timeout's), and the generator answered "is unchanged". The chunk is no
+    support and its copy no evidence (nothing for the generator to quote); a value the
+    no-change statement itself gives ("unchanged at 20 seconds") stays.
+    """
+    if judgment["label"] != "highly_relevant" or not judgment["evidence"]:
+        return judgment
+    said = unchanged(stated, question)
+    if said is None:
+        return judgment
+    copy = judgment["evidence"]
+    if grounded(copy, said) and any(c.isdigit() for c in copy):
+        return judgment
+    why = f"the document says {said[:120]!r}: the value asked is in an earlier one"
+    return {
+        **judgment,
+        "label": "somewhat_relevant",
+        "evidence": "",
+        "p_highly": 0.0,
+        "judge_score": judge_score(0.0, doc["similarity"], cfg.judge_weight),
+        "reason": f"{judgment['reason']}; {why}",
+    }
 
 
 def _updated(judgment: Judgment, found: Extraction | None, later: Later) -> Judgment:
