@@ -30,6 +30,7 @@ from judged_rag.indexing.chunking import (
     stated_facts,
 )
 from judged_rag.indexing.loaders import load_file
+from judged_rag.indexing.retriever import FusedRetriever
 
 
 def unit(*rows: list[float]) -> np.ndarray:
@@ -509,3 +510,23 @@ def test_a_near_duplicate_that_states_another_value_is_kept() -> None:
 def test_facts_are_numbers_and_names_inside_sentences() -> None:
     text = "Shimel Beimeker succeeded Dikeisik in 2018. About the GFBC.\n- Head: Ana Lima\n| Febus"
     assert stated_facts(text) == {"2018", "Beimeker", "Dikeisik", "GFBC", "Ana", "Lima", "Febus"}
+
+
+def test_retrieval_keeps_a_near_duplicate_that_states_another_value() -> None:
+    # At query time as at index time: the release notes that set the alarm delay are one
+    # embedding apart from later notes that only say it is unchanged, and are returned.
+    later = "The default log retention is now 90 days. The default alarm delay is unchanged."
+    earlier = "From version 3.3 the default alarm delay is 20 seconds (previously 30 seconds)."
+    texts = [
+        (later, "KLDR firmware 3.5 release notes"),
+        (earlier, "KLDR firmware 3.3 release notes"),
+        (later, "KLDR firmware 3.5 release notes"),  # a copy: its facts are the first's
+        ("The unit is quiet.", "KLDR user manual"),
+    ]
+    vectors = unit([1, 0, 0], [0.99, 0.01, 0], [0.98, 0.02, 0], [0, 1, 0])
+    retriever = FusedRetriever(embeddings=DeterministicFakeEmbedding(size=3))
+    order = np.arange(4)
+    assert retriever._distinct(order, vectors, 10, texts) == [0, 1, 3]
+    assert retriever._distinct(order, vectors, 2, texts) == [0, 1]
+    copies = [texts[0], texts[0], texts[0], texts[3]]
+    assert retriever._distinct(order, vectors, 10, copies) == [0, 3]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal, NamedTuple
 
@@ -28,7 +29,7 @@ from pydantic import ConfigDict, Field
 
 from judged_rag.core.scores import RRF_K
 from judged_rag.errors import ComponentError, IndexFormatError
-from judged_rag.indexing.chunking import DEDUP_THRESHOLD, normalize
+from judged_rag.indexing.chunking import DEDUP_THRESHOLD, normalize, stated_facts
 from judged_rag.indexing.embeddings import MODEL_NAME, embeddings_name, local_embeddings
 from judged_rag.indexing.gate_jobs import GateProgress, gate_progress
 from judged_rag.indexing.store import Chunk, IndexStore, Vectors, sibling
@@ -162,11 +163,33 @@ class FusedRetriever(BaseRetriever):
             )
         return vector
 
-    def _distinct(self, order: np.ndarray[Any, Any], vectors: Vectors, k: int) -> list[int]:
-        """The first `k` rows of `order` that are no near-duplicate of a row taken before."""
+    def _distinct(
+        self,
+        order: np.ndarray[Any, Any],
+        vectors: Vectors,
+        k: int,
+        texts: Sequence[tuple[str, str]],
+    ) -> list[int]:
+        """The first `k` rows of `order` that are no near-duplicate of a row taken before.
+
+        A near-duplicate is over `dedup_threshold` in cosine to a row taken before that
+        states every fact it states (`stated_facts` of each row's text and title in
+        `texts`), the index build's rule: an embedding hardly sees numbers, so the release
+        notes that set a default ("… is 20 seconds") are over 0.9 from later notes that
+        only say it is unchanged, and dropping them loses the value that holds.
+        """
+        facts: dict[int, frozenset[str]] = {}
+
+        def stated(row: int) -> frozenset[str]:
+            if row not in facts:
+                text, title = texts[row]
+                facts[row] = stated_facts(text, title)
+            return facts[row]
+
         chosen: list[int] = []
         for i in order.tolist():
-            if chosen and float((vectors[chosen] @ vectors[i]).max()) > self.dedup_threshold:
+            close = [c for c in chosen if float(vectors[c] @ vectors[i]) > self.dedup_threshold]
+            if any(stated(i) <= stated(c) for c in close):
                 continue
             chosen.append(i)
             if len(chosen) == k:
@@ -243,10 +266,12 @@ class HybridRetriever(FusedRetriever):
             score = rrf_scores(_rrf(candidates, dense_rows), _rrf(candidates, bm25_rows), weight)
         order = np.lexsort((-cosine, -score))
         docs = []
-        for i in self._distinct(order, vectors, k):
+        rows = [store.chunks[int(row)] for row in candidates]
+        texts = [(row.text, row.title) for row in rows]
+        for i in self._distinct(order, vectors, k, texts):
             docs.append(
                 chunk_document(
-                    store.chunks[int(candidates[i])],
+                    rows[i],
                     store.reliability,
                     root=store.source_root,
                     similarity=float(similarity[i]),

@@ -242,7 +242,7 @@ class PgHybridRetriever(FusedRetriever):
                     "reliability": rows[i][4] or self.reliability,
                 },
             )
-            for i in self._distinct(order, vectors, k)
+            for i in self._distinct(order, vectors, k, [(str(row[1]), str(row[3])) for row in rows])
         ]
 
 
