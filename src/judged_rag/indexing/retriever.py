@@ -214,7 +214,8 @@ class HybridRetriever(FusedRetriever):
         fusion: "weighted" score fusion or "rrf" (reciprocal-rank fusion).
         dense_weight: Weight of the dense side (BM25 gets the rest).
         fetch_k: Candidates taken from each side before fusion.
-        dedup_threshold: Cosine above which a result is a near-duplicate of a better one.
+        dedup_threshold: Cosine above which a result is a near-duplicate of a better one
+            that states every fact it states (`stated_facts`).
     """
 
     store: IndexStore = Field(exclude=True)

@@ -105,7 +105,8 @@ class PgHybridRetriever(FusedRetriever):
         fusion: "weighted" score fusion or "rrf" (reciprocal-rank fusion).
         dense_weight: Weight of the dense side (keywords get the rest).
         fetch_k: Candidates taken from each side before fusion.
-        dedup_threshold: Cosine above which a result is a near-duplicate of a better one.
+        dedup_threshold: Cosine above which a result is a near-duplicate of a better one
+            that states every fact it states (`stated_facts`).
         dimension: Vector dimension of the collection.
         embedding_model: Name of the embeddings that built it.
         reliability: Reliability grade of chunks whose document gives none.
