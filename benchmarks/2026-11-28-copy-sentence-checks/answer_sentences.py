@@ -15,13 +15,13 @@ question's answer sentences (table rows are left to the rule's exemption):
 """
 
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 
-from judged_rag.core.citations import content_words
+import screens
+
 from judged_rag.core.documents import split_note, undated
-from judged_rag.core.quotes import statements, words
+from judged_rag.core.quotes import statements
 from judged_rag_eval.metrics import contains_answer, normalize_title
 
 data, index = sys.argv[1:3]
@@ -34,43 +34,20 @@ GENERIC = {
     "may", "should", "must", "will", "would", "could", "allowed", "get", "many", "much",
     "often", "still", "there", "year", "date", "time",
 }  # fmt: skip
-HOW = re.compile(r"\bhow\s+(\w+)", re.I)
-
-
-def same_word(a, b):
-    """Equal, or one a prefix of the other from four letters on ("meet", "meets")."""
-    if a == b:
-        return True
-    short, long_ = sorted((a, b), key=len)
-    return len(short) >= 4 and long_.startswith(short[: max(4, len(short) - 1)])
 
 
 def attributes(question, title):
-    title_words = set(words(title).split())
-    names = {w.lower() for w in re.findall(r"\b[A-Z][\w-]*", question)[1:]}
-    hows = {w.lower() for w in HOW.findall(question)}
-    return {
-        w
-        for w in content_words(question)
-        if w not in title_words
-        and w not in names
-        and w not in GENERIC
-        and w not in hows
-        and not w.isdigit()
-    }
+    return screens.attributes(question, title, GENERIC, skip_how=True)
 
 
-def overlap(asked, text):
-    said = content_words(text)
-    return sum(any(same_word(a, s) for s in said) for a in asked)
+overlap = screens.overlap
 
 
 RULES = {
     "A: sentence 0": lambda s: s["asked"] > 0 and s["own"] == 0 and not s["table"],
-    "B: sentence 0, other >= 1": lambda s: s["asked"] > 0
-    and s["own"] == 0
-    and s["other"] >= 1
-    and not s["table"],
+    "B: sentence 0, other >= 1": lambda s: (
+        s["asked"] > 0 and s["own"] == 0 and s["other"] >= 1 and not s["table"]
+    ),
     "W: chunk 0": lambda s: s["asked"] > 0 and s["chunk"] == 0 and not s["table"],
 }
 questions = Counter()

@@ -8,31 +8,57 @@ when 0.75 P + 0.25 cos >= 0.75 and the chunk names what the question names); "ri
 a copy holding a gold answer. Counted per answerable question: what the first three
 chunks' Highly Relevant copies are, and what the other seven would add.
 """
-import json, sys
+
+import json
+import sys
+
+import screens
+
 from judged_rag.core.quotes import names_subject
 from judged_rag_eval.metrics import contains_answer
+
 traces, data, index = sys.argv[1:4]
-items = {json.loads(l)["id"]: json.loads(l) for l in open(data)}
+items = {json.loads(row)["id"]: json.loads(row) for row in open(data)}
 chunks = {c["id"]: c for c in json.load(open(f"{index}/chunks.json"))["kept"]}
-out = {"first3 only wrong, later right": [], "first3 right, later wrong too": [], "first3 none, later right": [], "first3 right only": [], "first3 wrong, later nothing right": []}
+out = {
+    "first3 only wrong, later right": [],
+    "first3 right, later wrong too": [],
+    "first3 none, later right": [],
+    "first3 right only": [],
+    "first3 wrong, later nothing right": [],
+}
 for line in open(traces):
-    r = json.loads(line); gold = items[r["id"]].get("answers") or []
-    seen, order = set(), []
-    for e in r["trace"]:
-        d = e["detail"]
-        if e["event"] == "retrieved" and d.get("iteration", 0) > 0: break
-        if e["event"] != "judged" or d["doc_id"] in seen: continue
-        seen.add(d["doc_id"]); p = d["p_highly"] or 0; s = d["judge_score"]; cos = 2 * s - p
-        ev = d.get("evidence") or ""; c = chunks[d["doc_id"]]
-        hi = ev and 0.75 * p + 0.25 * cos >= 0.75 and names_subject(r["question"], c["title"], c["text"])
+    r = json.loads(line)
+    gold = items[r["id"]].get("answers") or []
+    order = []
+    for d in screens.first_round_judged(r["trace"]):
+        p = d["p_highly"] or 0
+        s = d["judge_score"]
+        cos = 2 * s - p
+        ev = d.get("evidence") or ""
+        c = chunks[d["doc_id"]]
+        hi = (
+            ev
+            and 0.75 * p + 0.25 * cos >= 0.75
+            and names_subject(r["question"], c["title"], c["text"])
+        )
         order.append((hi, bool(gold) and contains_answer(ev, gold)))
-    if not gold: continue
+    if not gold:
+        continue
     f3, rest = order[:3], order[3:]
-    f3r = any(h and ok for h, ok in f3); f3w = any(h and not ok for h, ok in f3)
-    lr = any(h and ok for h, ok in rest); lw = any(h and not ok for h, ok in rest)
-    if f3w and not f3r and lr: out["first3 only wrong, later right"].append(r["id"])
-    if f3w and not f3r and not lr: out["first3 wrong, later nothing right"].append(r["id"])
-    if f3r and lw: out["first3 right, later wrong too"].append(r["id"])
-    if f3r and not lw: out["first3 right only"].append(r["id"])
-    if not (f3r or f3w) and lr: out["first3 none, later right"].append(r["id"])
-for k, v in out.items(): print(k, len(v), v)
+    f3r = any(h and ok for h, ok in f3)
+    f3w = any(h and not ok for h, ok in f3)
+    lr = any(h and ok for h, ok in rest)
+    lw = any(h and not ok for h, ok in rest)
+    if f3w and not f3r and lr:
+        out["first3 only wrong, later right"].append(r["id"])
+    if f3w and not f3r and not lr:
+        out["first3 wrong, later nothing right"].append(r["id"])
+    if f3r and lw:
+        out["first3 right, later wrong too"].append(r["id"])
+    if f3r and not lw:
+        out["first3 right only"].append(r["id"])
+    if not (f3r or f3w) and lr:
+        out["first3 none, later right"].append(r["id"])
+for k, v in out.items():
+    print(k, len(v), v)

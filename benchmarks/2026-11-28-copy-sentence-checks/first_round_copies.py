@@ -20,13 +20,13 @@ embedded with the bundled model, and the cosines to the question are printed.
 """
 
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 
-from judged_rag.core.citations import content_words
+import screens
+
 from judged_rag.core.documents import split_note, undated
-from judged_rag.core.quotes import statement, statements, words
+from judged_rag.core.quotes import statement, statements
 from judged_rag_eval.metrics import contains_answer
 
 traces, data, index = sys.argv[1:4]
@@ -39,39 +39,16 @@ GENERIC = {
 }  # fmt: skip
 
 
-def same_word(a, b):
-    """Equal, or one a prefix of the other from four letters on ("meet", "meets")."""
-    if a == b:
-        return True
-    short, long_ = sorted((a, b), key=len)
-    return len(short) >= 4 and long_.startswith(short[: max(4, len(short) - 1)])
-
-
 def attributes(question, title):
-    title_words = set(words(title).split())
-    names = {w.lower() for w in re.findall(r"\b[A-Z][\w-]*", question)[1:]}
-    return {
-        w
-        for w in content_words(question)
-        if w not in title_words and w not in names and w not in GENERIC and not w.isdigit()
-    }
+    return screens.attributes(question, title, GENERIC, skip_how=False)
 
 
-def overlap(asked, sentence):
-    said = content_words(sentence)
-    return sum(any(same_word(a, s) for s in said) for a in asked)
+overlap = screens.overlap
 
 
 def first_round(row):
     """(judged event detail, chunk, body, the copy's sentence) of each first-round copy."""
-    seen = set()
-    for e in row["trace"]:
-        d = e["detail"]
-        if e["event"] == "retrieved" and d.get("iteration", 0) > 0:
-            return
-        if e["event"] != "judged" or d["doc_id"] in seen:
-            continue
-        seen.add(d["doc_id"])
+    for d in screens.first_round_judged(row["trace"]):
         copy = d.get("evidence") or ""
         if not copy or not d.get("p_highly"):
             continue
@@ -108,14 +85,20 @@ for r in rows:
                 fired_right[name].append((r["id"], r["question"], d["evidence"], sentence[:100]))
         if highly and not right:
             wrong_highly.append((r["id"], r["question"], gold, d["evidence"], sentence[:100], own))
-print(f"{len(rows)} questions; H/S = Highly/Somewhat Relevant, +/- = the copy holds a gold answer or not")
+print(
+    f"{len(rows)} questions; H/S = Highly/Somewhat Relevant, "
+    "+/- = the copy holds a gold answer or not"
+)
 for name, counts in tally.items():
     print(name, dict(sorted(counts.items())))
 for name, found in fired_right.items():
     print(f"== rule {name} fires on right copies:")
     for x in found:
         print("  ", x)
-print("== Highly Relevant copies that hold no gold answer (id, question, gold, copy, sentence, overlap):")
+print(
+    "== Highly Relevant copies that hold no gold answer "
+    "(id, question, gold, copy, sentence, overlap):"
+)
 for x in wrong_highly:
     print("  ", x)
 
@@ -138,8 +121,12 @@ if len(sys.argv) > 4 and sys.argv[4] == "emb":
             own, best = float(cos[sentences.index(sentence)]), float(cos.max())
             right = bool(gold) and contains_answer(d["evidence"], gold)
             tag = d["label"][:1].upper() + ("+" if right else "-")
-            scored.append((tag, round(own, 3), round(best, 3), r["id"], d["evidence"], sentence[:70]))
-    print("== cosine of the question to the copy's sentence, and its gap to the chunk's best sentence")
+            scored.append(
+                (tag, round(own, 3), round(best, 3), r["id"], d["evidence"], sentence[:70])
+            )
+    print(
+        "== cosine of the question to the copy's sentence, and its gap to the chunk's best sentence"
+    )
     for tag in ("H+", "H-", "S+", "S-"):
         xs = [x for x in scored if x[0] == tag]
         own_q = np.percentile([x[1] for x in xs], [0, 25, 50, 75, 100]).round(3)
