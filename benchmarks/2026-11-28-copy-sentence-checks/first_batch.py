@@ -3,8 +3,9 @@
 usage: python first_batch.py TRACES DATA CHUNKS_DIR
 
 The stored traces judged all ten retrieved chunks in one round (judge_batch 0), so each
-chunk's P and cosine are known. Labels are recomputed at today's weight (Highly Relevant
-when 0.75 P + 0.25 cos >= 0.75 and the chunk names what the question names); "right" is
+chunk's P and cosine are known. Labels are recomputed with today's default weight and
+cut-off (`nodes.judge.common.judge_score`: Highly Relevant when 0.75 P + 0.25 cos >= 0.75)
+and the chunk naming what the question names; "right" is
 a copy holding a gold answer. Counted per answerable question: what the first three
 chunks' Highly Relevant copies are, and what the other seven would add.
 """
@@ -14,12 +15,15 @@ import sys
 
 import screens
 
+from judged_rag.configuration import Configuration
 from judged_rag.core.quotes import names_subject
+from judged_rag.nodes.judge.common import judge_score
 from judged_rag_eval.metrics import contains_answer
 
 traces, data, index = sys.argv[1:4]
 items = {json.loads(row)["id"]: json.loads(row) for row in open(data)}
 chunks = {c["id"]: c for c in json.load(open(f"{index}/chunks.json"))["kept"]}
+today = Configuration()
 out = {
     "first3 only wrong, later right": [],
     "first3 right, later wrong too": [],
@@ -33,13 +37,12 @@ for line in open(traces):
     order = []
     for d in screens.first_round_judged(r["trace"]):
         p = d["p_highly"] or 0
-        s = d["judge_score"]
-        cos = 2 * s - p
+        cos = 2 * d["judge_score"] - p  # the traces' weight was 0.5
         ev = d.get("evidence") or ""
         c = chunks[d["doc_id"]]
         hi = (
             ev
-            and 0.75 * p + 0.25 * cos >= 0.75
+            and judge_score(p, cos, today.judge_weight) >= today.judge_cutoff
             and names_subject(r["question"], c["title"], c["text"])
         )
         order.append((hi, bool(gold) and contains_answer(ev, gold)))
