@@ -260,7 +260,7 @@ def grade(
 def decide(
     state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
-    """Keep the relevant documents; search the web if any document was irrelevant."""
+    """Keep the relevant documents; search the web if any was irrelevant (and a web is set)."""
     cfg = deps.configuration(config, runtime)
     labels = {j["doc_id"]: j["label"] for j in state.get("judgments") or []}
     documents = state.get("documents") or []
@@ -268,10 +268,12 @@ def decide(
     irrelevant = [d["id"] for d in documents if labels.get(d["id"]) == "not_relevant"]
     cost: Cost = zero_cost()
     cost["llm_rounds"] = math.ceil(len(labels) / cfg.judge_concurrency)
+    # With no web backend there is nothing to search: the route says so.
+    search = bool(irrelevant) and cfg.web_search != "none"
     return {
         "knowledge": relevant,
-        "needs_web": bool(irrelevant),
-        "combination": "CRAG: relevant" + (" + web" if irrelevant else ""),
+        "needs_web": search,
+        "combination": "CRAG: relevant" + (" + web" if search else ""),
         "pending": [],
         "cost": cost,
         "trace": [
@@ -280,7 +282,7 @@ def decide(
                 "decided",
                 relevant=[d["id"] for d in relevant],
                 irrelevant=irrelevant,
-                web_search=bool(irrelevant),
+                web_search=search,
             )
         ],
     }

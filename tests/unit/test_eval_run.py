@@ -189,6 +189,30 @@ def test_tiny_end_to_end_run_writes_a_well_formed_report(tmp_path: Path) -> None
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_crag_searches_the_web_only_when_one_is_set(tmp_path: Path) -> None:
+    # One irrelevant grade of three sends CRAG to the web; with none set, the route says no.
+    found = {}
+    for web in ("offline_wikipedia", "none"):
+        grades = [tool("GradeDocuments", binary_score=s) for s in ("yes", "no", "yes")]
+        chosen = Components(
+            chat_model=GenericFakeChatModel(messages=Counter("It was 1969 [1].")),
+            judge_model=judge_fake(GradeDocuments=grades),
+            retriever=knowledge_base(),  # type: ignore[arg-type]
+            web_search=knowledge_base(),  # type: ignore[arg-type]
+        )
+        out = tmp_path / web
+        run_eval(
+            options(out, systems=["crag"], settings={"web_search": web}),
+            components=chosen,
+            items=ITEMS[:1],
+        )
+        found[web] = read_results(out / RESULTS_FILE)["e2e|crag|q1"]["route"]
+    assert found["offline_wikipedia"]["web_searched"] is True
+    assert found["offline_wikipedia"]["combination"] == "CRAG: relevant + web"
+    assert found["none"]["web_searched"] is False
+    assert found["none"]["combination"] == "CRAG: relevant"
+
+
 def test_rerun_resumes_without_new_model_calls(tmp_path: Path) -> None:
     gen = Counter("It was 1969 [1].")
     chosen = ["plain_rag", "judged"]

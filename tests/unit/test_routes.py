@@ -437,8 +437,11 @@ def test_rewrite_loop_stops_at_max_iterations() -> None:
     assert out["route"]["iterations"] == 3
     assert len(retriever.queries) == 3  # type: ignore[attr-defined]
     assert len(events(out, "rewrite", "queries")) == 2
-    assert events(out, "web_search", "skipped")
-    assert events(out, "combine", "combined")[0]["detail"]["chosen"] == ["d0", "d1", "d2"]
+    combined = events(out, "combine", "combined")[0]["detail"]
+    assert combined["chosen"] == ["d0", "d1", "d2"]
+    # No backend: K_W is empty, no search is asked for, and the route says so.
+    assert combined["web"] == "off" and not events(out, "web_search")
+    assert out["route"]["web_searched"] is False
 
 
 def test_rewrite_loop_stops_when_a_round_finds_nothing_better() -> None:

@@ -488,7 +488,8 @@ class Configuration:
     # web_search
     web_search: Literal["offline_wikipedia", "tavily", "duckduckgo", "none"] = _f(
         "offline_wikipedia",
-        "Web-search backend used when the strategy needs K_W.",
+        "Web-search backend used when the strategy needs K_W. 'none': K_W is empty, no "
+        "search is asked for, and the route says the web was not searched.",
         access="operator",
     )
     web_k: int = _f(5, "Web results kept per search.", ge=1, le=20, access="ceiling")

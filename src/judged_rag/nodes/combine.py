@@ -2,7 +2,9 @@
 
 The task type picks the strategy (open- or closed-ended); the strategy, evaluated
 lazily over the labelled sets (`core.strategies`), picks the knowledge. When it reaches
-K_W before the web was searched, the node asks for a web search instead of answering.
+K_W before the web was searched, the node asks for a web search instead of answering;
+with no web backend (`web_search="none"`) K_W is empty and no search is asked for, so
+the run's route says the web was not searched.
 
 With progressive selection (`sufficiency="progressive"`), a supporting set D that
 Verify(q, D) accepted is the knowledge, exactly (GGatrieval's output); when no round
@@ -43,8 +45,9 @@ def combine(
         "K_W": state.get("web_results") or [],
     }
     web_searched = state.get("web_searched", False)
+    web_off = cfg.web_search == "none"
     try:
-        chosen = evaluate(parse_strategy(strategy), sets, web_searched=web_searched)
+        chosen = evaluate(parse_strategy(strategy), sets, web_searched=web_searched or web_off)
     except NeedsWeb:
         return {
             "needs_web": True,
@@ -74,6 +77,7 @@ def combine(
                     dropped=len(chosen) - len(knowledge),
                     dropped_by_count=len(chosen) - len(by_count),
                     dropped_by_chars=len(by_count) - len(knowledge),
+                    **({"web": "off"} if web_off else {}),
                 )
             ],
         },
