@@ -51,6 +51,10 @@ def test_the_form_of_a_question(question: str, quantity: bool, time: bool) -> No
         ("How high is the fee?", "40 euros", True),  # money is no measure it knows
         ("How high is the maximum temperature?", "45 °C", True),  # two measures asked
         ("What is the minimum password length?", "12 characters", True),
+        # A unit per unit of time is a rate: a length per second is a speed.
+        ("What is the speed of light?", "299,792 kilometres per second", True),
+        ("What is the speed of the belt?", "2 metres", False),
+        ("How heavy is the unit?", "20 euros per kilogram", True),  # a price: no measure
     ],
 )
 def test_a_copy_fits_the_form(question: str, copy: str, fits: bool) -> None:
@@ -196,3 +200,30 @@ def test_an_answer_citing_only_pages_about_something_else_is_not_accepted() -> N
     out = allowance_run(span)
     assert out["abstained"] is False and "20 euros" in out["answer"]
     assert not events(out, "verify", "cited_elsewhere")
+
+
+def test_an_answer_giving_another_measure_is_regenerated() -> None:
+    # The page states both; the first draft gives its height for "how loud". No verifier
+    # call could refuse it (the page states it): the form is checked, and the draft asked
+    # again with why.
+    question = "How loud is the TPMG in operation?"
+    manual = doc(
+        "TPMG user manual",
+        "In operation the TPMG is quieter than 25 decibels. "
+        "The unit should be mounted 180 centimetres above the floor.",
+    )
+    parts = Components(
+        chat_model=generator(
+            "The unit should be mounted 180 centimetres above the floor [1].",
+            "The TPMG is quieter than 25 decibels [1].",
+        ),
+        judge_model=judge_model(quote("25 decibels", **{"25": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([manual]),
+    )
+    out = run(parts, question)
+    assert out["abstained"] is False and "25 decibels" in out["answer"]
+    fired = events(out, "verify", "other_measure")
+    assert len(fired) == 1 and fired[0]["claim"] == (
+        "the answer gives a length value, but the question asks for sound"
+    )
+    assert out["route"]["regenerations"] == 1

@@ -216,7 +216,14 @@ UNITS: dict[str, str] = {
 }
 """Units a copy may state, by what they measure."""
 
-_UNIT = re.compile(r"\d[\d,.]*\s*(°\s*[cf]\b|km/h|m/s|[^\W\d_]+)", re.I)
+_UNIT = re.compile(
+    r"\d[\d,.]*\s*(°\s*[cf]\b|km/h|m/s|[^\W\d_]+)(?:\s*(?:/|\bper\b)\s*([^\W\d_]+))?", re.I
+)
+
+TIME_UNITS = frozenset(
+    ["s", "sec", "second", "seconds", "min", "minute", "minutes", "h", "hr", "hour", "hours"]
+)
+"""Units of time a rate is given per ("kilometres per second", "km/h" written "km / h")."""
 
 
 def measure_asked(question: str) -> str | None:
@@ -226,16 +233,38 @@ def measure_asked(question: str) -> str | None:
 
 
 def measures_stated(copy: str) -> set[str]:
-    """What the units right after the copy's numbers measure ("25 decibels": sound)."""
-    units = (" ".join(m.group(1).lower().split()) for m in _UNIT.finditer(copy))
-    return {UNITS[u.replace(" ", "")] for u in units if u.replace(" ", "") in UNITS}
+    """What the units right after the copy's numbers measure ("25 decibels": sound).
+
+    A unit given per another is a rate: a length per unit of time is a speed
+    ("299,792 kilometres per second"); any other rate measures none of `MEASURES`.
+    """
+    stated: set[str] = set()
+    for m in _UNIT.finditer(copy):
+        unit = UNITS.get("".join(m.group(1).lower().split()))
+        per = m.group(2)
+        if per is not None:
+            unit = "speed" if unit == "length" and per.lower() in TIME_UNITS else None
+        if unit is not None:
+            stated.add(unit)
+    return stated
+
+
+def other_measure(question: str, text: str) -> tuple[str, str] | None:
+    """What is asked and what the text's units state, when they state only other measures.
+
+    ("sound", "length") for "How loud …?" answered "180 centimetres"; None otherwise. Text
+    with no unit, or with a unit of the measure asked beside others, is not.
+    """
+    asked = measure_asked(question)
+    stated = measures_stated(text) if asked else set()
+    if asked is None or not stated or asked in stated:
+        return None
+    return asked, ", ".join(sorted(stated))
 
 
 def of_kind(question: str, copy: str) -> bool:
     """Whether the copy can be what the question's form asks for (see the module)."""
-    asked = measure_asked(question)
-    stated = measures_stated(copy) if asked else set()
-    if stated and asked not in stated:
+    if other_measure(question, copy) is not None:
         return False
     quantity, time = asks_quantity(question), asks_time(question)
     if not (quantity or time):

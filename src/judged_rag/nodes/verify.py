@@ -9,7 +9,9 @@ held to it:
   document) is supported without a call (`verify_quotes`); otherwise the LLM checks
   that the cited documents state the claims (for R_C, uncited claims may come from the
   model's knowledge). With `subject_grounding`, the cited documents must name what the
-  question names and the year or version it names (checked without an LLM). A claim
+  question names and the year or version it names (checked without an LLM), and an
+  answer to a question asking a measure (how loud, heavy, tall…) must not state only
+  another one ("180 centimetres" for "How loud …?", `core.asked`; no LLM). A claim
   citing the wrong document is re-pointed to the one that states it and checked once
   more; otherwise the answer is regenerated (at most `max_regenerations` times), then
   abstained from (`unsupported_claims`).
@@ -28,7 +30,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import unpinned
+from judged_rag.core.asked import other_measure, unpinned
 from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
@@ -91,6 +93,11 @@ def verify(
         return _decided("accept", basis, None, events, cost)
     contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
     elsewhere = cited_elsewhere(state, draft, cfg) if cfg.verify and not contradicted else None
+    measured = (
+        other_measured(state["question"], draft)
+        if cfg.verify and not (contradicted or elsewhere)
+        else None
+    )
     if contradicted:
         # The answer picks the alternative its own documents' values do not favour: no
         # LLM can make that supported, so no verifier call and no citation repair.
@@ -103,6 +110,11 @@ def verify(
         supported = False
         claims = [elsewhere, *claims]
         events.append(event("verify", "cited_elsewhere", claim=elsewhere))
+    elif measured:
+        # A height for "how loud": the cited page may state it, but it is another answer.
+        supported = False
+        claims = [measured, *claims]
+        events.append(event("verify", "other_measure", claim=measured))
     elif cfg.verify:
         check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
@@ -121,7 +133,7 @@ def verify(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
     repaired: dict[str, Any] = {}
-    if not supported and cfg.verify and not (contradicted or elsewhere):
+    if not supported and cfg.verify and not (contradicted or elsewhere or measured):
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
@@ -186,6 +198,20 @@ def echoed(feedback: list[str], draft: str) -> str | None:
     if feedback and grounded(INSTRUCTS, draft):
         return "the answer repeats the checker's instruction instead of answering"
     return None
+
+
+def other_measured(question: str, draft: str) -> str | None:
+    """Why the draft does not answer a question asking a measure it states none of, or None.
+
+    "How loud is the unit?" answered "It should be mounted 180 centimetres above the
+    floor [1]": the page states it, so the verifier's LLM finds it supported, but it is
+    the page's next fact (`core.asked.other_measure`; no LLM call).
+    """
+    found = other_measure(question, without_citations(draft))
+    if found is None:
+        return None
+    asked, stated = found
+    return f"the answer gives a {stated} value, but the question asks for {asked}"
 
 
 def _rejected(
