@@ -203,9 +203,9 @@ def test_an_answer_citing_only_pages_about_something_else_is_not_accepted() -> N
 
 
 def test_an_answer_giving_another_measure_is_regenerated() -> None:
-    # The page states both; the first draft gives its height for "how loud". No verifier
-    # call could refuse it (the page states it): the form is checked, and the draft asked
-    # again with why.
+    # The page states both; the first draft gives its height for "how loud". The
+    # verifier's LLM would find it stated, so the form is checked without a call and the
+    # draft asked for again with why; the second restates the judge's copy.
     question = "How loud is the TPMG in operation?"
     manual = doc(
         "TPMG user manual",
