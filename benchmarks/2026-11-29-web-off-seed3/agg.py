@@ -1,12 +1,16 @@
-"""Paired: default run (wd-*) against web off (wn-*) on the rows that searched the web."""
-import json, glob, collections, statistics
+"""Paired: default run (wd-*) against web off (wn-*) on the rows that searched the web.
+
+Reads the run folders of the folder given (default: the current one).
+"""
+import json, glob, collections, statistics, os, sys
+here = sys.argv[1] if len(sys.argv) > 1 else "."
 def load(pat):
     out = {}
     for f in glob.glob(pat):
         for l in open(f):
             r = json.loads(l); out[r["item_id"]] = r
     return out
-d, n = load("wd-*/results.jsonl"), load("wn-*/results.jsonl")
+d, n = load(os.path.join(here, "wd-*/results.jsonl")), load(os.path.join(here, "wn-*/results.jsonl"))
 def outcome(r):
     if r["answerable"]:
         return "right" if r["correct"] else ("abstained" if r["abstained"] else "wrong")
