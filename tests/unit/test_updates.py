@@ -168,6 +168,41 @@ def test_dated_support_is_read_beside_the_rounds_pages_about_its_subject() -> No
     assert out["answer"] == answer
 
 
+def test_dated_support_is_read_beside_a_page_naming_its_subject_in_a_section() -> None:
+    # The minutes of one meeting are dated; the page that says when the board meets is
+    # titled by its topic and names the board in a section of its own.
+    minutes = doc(
+        "minutes",
+        "[Context: dated 2024-08-19]\nMinutes of the WSB meeting, August 2024\nMinutes of the "
+        "meeting of the WSB held on 2024-08-19.",
+        similarity=0.8,
+        title="Minutes of the WSB meeting, August 2024",
+    )
+    bodies = doc(
+        "bodies",
+        "[Context: dated 2025-08-01]\nGovernance bodies\nWSB\nThe Workplace Services Board "
+        "(WSB) reports to the management team. It meets on the second Thursday of each month.",
+        similarity=0.6,
+        title="Governance bodies",
+    )
+    other = doc("other", "Canteen\nThe canteen opens at eight.", similarity=0.7, title="Canteen")
+    answer = "The WSB meets on the second Thursday of each month [2]; it met on 2024-08-19 [1]."
+    parts = Components(
+        chat_model=generator(answer),
+        judge_model=judge_model(
+            quote("2024-08-19", x=0.95, NONE=0.05),  # the minutes, first batch
+            quote("second Thursday of each month", x=0.9, NONE=0.1),  # the section
+            verdict(),
+        ),
+        retriever=scripted_retriever([minutes, other, bodies]),
+    )
+    out = run(parts, question="When does the WSB meet?", judge_batch=1)
+    reading = next(e["detail"] for e in out["trace"] if e["event"] == "dated_support")
+    assert reading == {"reading": ["bodies"]}  # named in its text, not its title
+    judged_ids = [e["detail"]["doc_id"] for e in out["trace"] if e["event"] == "judged"]
+    assert judged_ids == ["minutes", "bodies"]
+
+
 NOTES_3_5 = (
     "[Context: dated 2025-04-02]\n[Defined elsewhere: KLDR = Kredroth Leak Detection Relay]\n"
     "KLDR firmware 3.5 release notes\nChanges to defaults\nThe default log retention is now "

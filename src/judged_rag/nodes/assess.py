@@ -200,9 +200,11 @@ def superseders(
 
     When every supporting judgment is of a dated document ("Business digest 2021: its
     chief executive, Fadei Bovos"), a later page may say what replaced it ("In April
-    2022 Brutrokal Darer succeeded Bovos"): the pending documents whose title names
-    what the question names are judged first, as far as the call budget allows. None
-    for a question that names nothing, for undated support, or once they are judged.
+    2022 Brutrokal Darer succeeded Bovos"): the pending documents that name what the
+    question names, in their title or their text (a section "WSB" of a page "Governance
+    bodies" says when the board meets; the minutes of one of its meetings are dated),
+    are judged first, as far as the call budget allows. None for a question that names
+    nothing, for undated support, or once they are judged.
     """
     supporting = [j for j in judged if is_supporting(j)]
     docs = {d["id"]: d for d in state.get("documents") or []}
@@ -214,7 +216,9 @@ def superseders(
     about = [
         i
         for i in pending
-        if i in docs and (subject_coverage(question, docs[i]["title"]) or 0.0) >= SUBJECT_COVERAGE
+        if i in docs
+        and (subject_coverage(question, docs[i]["title"], docs[i]["content"]) or 0.0)
+        >= SUBJECT_COVERAGE
     ]
     affordable = calls_left(state, cfg) - kept(cfg, *ANSWERING)
     return about[: max(0, affordable)]
