@@ -359,41 +359,6 @@ def test_merging_prefers_the_own_section() -> None:
     ]
 
 
-def test_a_short_section_stays_a_chunk_of_its_own() -> None:
-    # Two short sections that would fit in one chunk: "It meets on ..." must not be
-    # said of two bodies in one chunk, so each section keeps its own, under its headings.
-    units = [
-        Unit("The CIP sets priorities.", ("Bodies", "CIP"), section=1, block=0),
-        Unit(
-            "It meets on the first Monday of each quarter.", ("Bodies", "CIP"), section=1, block=0
-        ),
-        Unit("The WSB oversees the work.", ("Bodies", "WSB"), section=2, block=1),
-        Unit(
-            "It meets on the second Thursday of each month.", ("Bodies", "WSB"), section=2, block=1
-        ),
-    ]
-    similarity = boundary_similarities(units, chain(0.9, 0.99, 0.9))
-    assert np.isneginf(similarity[1])
-    spans = chunk_spans(units, similarity, breakpoint=0.5, min_chars=200)
-    assert texts(units, spans) == [
-        "Bodies\nCIP\nThe CIP sets priorities. It meets on the first Monday of each quarter.",
-        "Bodies\nWSB\nThe WSB oversees the work. It meets on the second Thursday of each month.",
-    ]
-    # A lone sentence under its own heading stays alone too, with its headings.
-    lone = [units[0], Unit("It was founded in 2011.", ("Bodies", "History"), section=3, block=2)]
-    similarity = boundary_similarities(lone, chain(0.99))
-    assert chunk_spans(lone, similarity, breakpoint=0.5, min_chars=200) == [(0, 1), (1, 2)]
-
-
-def test_a_heading_with_nothing_under_it_still_joins_a_neighbour() -> None:
-    units = document_units("# Bodies\n\n## Notes\n\n## CIP\n\nThe CIP sets priorities.")
-    assert [u.text for u in units] == ["Notes", "The CIP sets priorities."]
-    similarity = boundary_similarities(units, chain(0.5))
-    assert np.isneginf(similarity[0])
-    spans = chunk_spans(units, similarity, breakpoint=0.7, min_chars=200)
-    assert spans == [(0, 2)]  # the orphan heading is no chunk of its own
-
-
 def test_empty_input_and_mismatched_similarities() -> None:
     assert chunk_spans([], np.zeros(0), breakpoint=0.5) == []
     with pytest.raises(ValueError, match="2 units but 0 boundary similarities"):

@@ -21,12 +21,9 @@ the default: multi-sentence chunks, recall no worse than the paper's fixed 0.7.
 suits.
 
 **Minimum size.** A chunk shorter than `MIN_CHUNK_CHARS` characters, or made of a single
-sentence, is merged into the neighbour of its own section it is more similar to, when
-the result still fits under 500 characters, so a chunk is never a lone "It was built in
-2011." that lost its subject. A chunk never spans two sections: a short section stays a
-chunk of its own, under its headings (a page "Governance bodies" whose sections "CIP"
-and "WSB" each say when that body meets gives two chunks, not one in which "It meets on
-…" is said of two bodies); only a heading with no text under it joins a neighbour.
+sentence, is merged into the neighbour it is more similar to (its own section first)
+when the result still fits under 500 characters, so a chunk is never a lone "It was
+built in 2011." that lost its subject.
 
 **Structure.** A document is read into units (`document_units`): sentences of
 paragraphs (nupunkt), list items and table rows. Each unit carries its context: the
@@ -76,7 +73,7 @@ MAX_CONTEXT_CHARS = 200
 """Most characters of headings and header rows repeated in front of a chunk."""
 DEDUP_THRESHOLD = 0.9
 """ChunkRAG: a chunk with cosine above this to a kept chunk is a near-duplicate."""
-CHUNKER_VERSION = 4
+CHUNKER_VERSION = 3
 """Changes whenever the same settings would cut the same text differently (a rebuild)."""
 
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -407,9 +404,7 @@ def chunk_spans(
     `min_chars` or made of a single sentence is merged into the neighbour across the
     more similar boundary (the earlier one on a tie), if the merged chunk fits; if
     neither fits, the cut between it and a neighbour moves to the least similar
-    boundary that leaves neither of the two short, when there is one. Neither crosses a
-    new section (a boundary of ``-inf``), except for a chunk of headings that have no
-    text under them.
+    boundary that leaves neither of the two short, when there is one.
 
     Args:
         units: The document's units, each rendering to at most `max_chars` on its own.
@@ -443,21 +438,15 @@ def chunk_spans(
         lone = end - start == 1 and units[start].kind == "sentence"
         return min_chars > 0 and (lone or len(render(units[start:end])) < min_chars)
 
-    def joins(left: int) -> bool:
-        """Whether spans `left` and `left + 1` may become one: one section, or a heading."""
-        if not np.isneginf(similarity[spans[left][1] - 1]):
-            return True
-        return any(all(u.block < 0 for u in units[a:b]) for a, b in spans[left : left + 2])
-
     i = 0
     while i < len(spans):
         if not short(spans[i]):
             i += 1
             continue
         merges: list[tuple[float, int, int]] = []  # (boundary similarity, preference, left)
-        if i > 0 and joins(i - 1) and fits(spans[i - 1][0], spans[i][1]):
+        if i > 0 and fits(spans[i - 1][0], spans[i][1]):
             merges.append((similarity[spans[i][0] - 1], 1, i - 1))
-        if i + 1 < len(spans) and joins(i) and fits(spans[i][0], spans[i + 1][1]):
+        if i + 1 < len(spans) and fits(spans[i][0], spans[i + 1][1]):
             merges.append((similarity[spans[i][1] - 1], 0, i))
         if merges:
             _, _, left = max(merges)
@@ -468,7 +457,7 @@ def chunk_spans(
         # that leaves neither of them short (a lone tail sentence joins its predecessors).
         cuts: list[tuple[float, int, int]] = []  # (boundary similarity, cut, left)
         for left in (i - 1, i):
-            if left < 0 or left + 1 >= len(spans) or not joins(left):
+            if left < 0 or left + 1 >= len(spans):
                 continue
             start, end = spans[left][0], spans[left + 1][1]
             for cut in range(start + 1, end):
