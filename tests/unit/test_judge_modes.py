@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
 from judged_rag.configuration import JUDGE_SIMILARITY_WEIGHTS, SRA_T_M, T_M_MEASURED
+from judged_rag.core.asked import states_in_words
 from judged_rag.core.quotes import grounded, quoted_within, subject_coverage, subject_terms
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
@@ -468,6 +469,33 @@ def test_a_copy_within_the_judges_own_words_is_the_evidence() -> None:
     assert labels["sick"]["evidence"] == ""
 
 
+def test_a_time_worded_around_the_chunks_words_is_the_evidence() -> None:
+    bodies = doc(
+        "bodies",
+        "WSB\nThe Workplace Services Board (WSB) runs the offices. It meets on the second "
+        "Thursday of each month.",
+        similarity=None,
+    )
+    charter = doc("charter", "The WSB decides each case by a vote.", similarity=None)
+    parts = Components(
+        chat_model=generator("The second Thursday of each month [1]."),
+        judge_model=judge_model(
+            # Not in the chunk as a whole ("The WSB meets"); the run after it is, and
+            # names a weekday.
+            quote("The WSB meets on the second Thursday of each month.", The=0.9, NONE=0.1),
+            # The held run "the WSB decides each case" names no time: no copy.
+            quote("Yes, the WSB decides each case.", Yes=0.9, NONE=0.1),
+            verdict(),
+        ),
+        retriever=scripted_retriever([bodies, charter]),
+    )
+    out = run(parts, "When does the WSB meet?", judge="extract", judge_threshold=0.6)
+    labels = judged(out)
+    assert labels["bodies"]["evidence"] == "meets on the second Thursday of each month"
+    assert labels["bodies"]["label"] == "highly_relevant"
+    assert labels["charter"]["evidence"] == ""
+
+
 def test_a_run_of_the_question_own_numbers_is_no_copy() -> None:
     notes = doc("notes", "Firmware 3.2 fixes the alarm delay.", similarity=None)
     parts = Components(
@@ -499,6 +527,43 @@ def test_a_run_of_the_question_own_numbers_is_no_copy() -> None:
 )
 def test_quoted_within(reply: str, document: str, expected: str) -> None:
     assert quoted_within(reply, document) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "expected"),
+    [
+        # A weekday the question does not name: the run is the copy.
+        (
+            "When does the WSB meet?",
+            "The WSB meets on the second Thursday of each month.",
+            "meets on the second Thursday of each month",
+        ),
+        # A number word for a quantity.
+        (
+            "How long may flights be in economy?",
+            "Flights up to ten hours.",
+            "Flights up to ten hours",
+        ),
+        # "each" and "every" say how often, not when: no copy.
+        ("When does the WSB meet?", "The WSB decides each case.", ""),
+        # Not a question of quantity or time: any phrase could be held.
+        ("Who approves a purchase?", "The policy sets who approves a purchase.", ""),
+        # The weekday is the question's own.
+        ("What happens on Thursday each month?", "On Thursday the WSB meets.", ""),
+    ],
+)
+def test_a_run_in_words_is_a_copy_for_what_the_question_asks(
+    question: str, reply: str, expected: str
+) -> None:
+    document = (
+        "It meets on the second Thursday of each month. The WSB decides each case. "
+        "Flights up to ten hours are economy. The policy sets who approves a purchase. "
+        "On Thursday the WSB meets."
+    )
+    in_words = quoted_within(
+        reply, document, min_words=3, states=lambda text: states_in_words(question, text)
+    )
+    assert in_words == expected
 
 
 def test_reading_an_extraction() -> None:

@@ -19,6 +19,10 @@ question's form makes plain, with no call:
   by a chunk that names 2023 (in its text or its note, which carries its document's
   date), and "… in firmware 4.2?" only by one that names 4.2.
 
+The same forms say when a reply in the judge's own words holds a copy: a run of it that
+the chunk holds and that words a quantity or a time the question asks for
+(`states_in_words`: "meets on the second Thursday of each month").
+
 A copy that fails is kept as the bridge to what the question asks (`nodes.rewrite` adds
 it to the next query: the relay board's name finds its catalogue entry), but it is not
 evidence. These are checks of the answer's form, measured on the gold answers of every
@@ -158,6 +162,18 @@ TIME_WORDS = frozenset(
         "mid",
     ]
 )
+CARDINALS = NUMBER_WORDS - {"none", "no", "every", "each", "all", "several", "few", "single"}
+"""Number words that state how many on their own ("every", "each", "few" do not)."""
+CALENDAR = frozenset(
+    [
+        *(month for month in MONTHS if month != "may"),  # "may" is mostly the verb
+        *WEEKDAYS,
+        *("spring", "summer", "autumn", "winter", "noon", "midnight"),
+        *("daily", "weekly", "monthly", "quarterly", "yearly", "annually"),
+        *("hourly", "nightly", "fortnightly", "biweekly"),
+    ]
+)
+"""Words that name a time on their own: a month, a weekday, a season, a frequency."""
 VERSION = re.compile(r"\b(?:version|firmware|release|v)\s*(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 
 
@@ -273,6 +289,24 @@ def of_kind(question: str, copy: str) -> bool:
         return True
     tokens = set(words(copy).split())
     return bool(tokens & NUMBER_WORDS) or (time and bool(tokens & TIME_WORDS))
+
+
+def states_in_words(question: str, text: str) -> bool:
+    """Whether `text` words what the question asks for, with no digit needed.
+
+    The judge asked "When does the WSB meet?" may answer in its own words around the
+    chunk's "It meets on the second Thursday of each month": the run the chunk holds,
+    "meets on the second Thursday of each month", names a weekday the question does
+    not. Only a question asking how many, how much, how often (a quantity) or when (a
+    time) is answered so: a cardinal word the question does not have ("ten hours"), and
+    for a time also a month, weekday, season or frequency word. Any other question's
+    run could be any phrase of the chunk.
+    """
+    time, quantity = asks_time(question), asks_quantity(question)
+    if not (time or quantity):
+        return False
+    new = set(words(text).split()) - set(words(question).split())
+    return bool(new & CARDINALS) or (time and bool(new & CALENDAR))
 
 
 def pinned(question: str) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 
 def words(text: str) -> str:
@@ -28,15 +29,27 @@ def position(quote: str, document: str) -> int | None:
     return None if at < 0 else at
 
 
-def quoted_within(reply: str, document: str, *, min_words: int = 2) -> str:
-    """The longest run of `reply`'s words that `document` holds and that states a number.
+def states_a_number(text: str) -> bool:
+    """Whether the text has a digit: what `quoted_within` asks of a run by default."""
+    return any(c.isdigit() for c in text)
+
+
+def quoted_within(
+    reply: str,
+    document: str,
+    *,
+    min_words: int = 2,
+    states: Callable[[str], bool] = states_a_number,
+) -> str:
+    """The longest run of `reply`'s words that `document` holds and that `states` accepts.
 
     A small model asked to copy an answer sometimes answers in its own words around a
     copy: "Yes, you can carry over up to 5 days of unused leave" for a document saying
     "Employees may carry over up to 5 days of unused leave". The run ("carry over up to 5
-    days of unused leave") is the copy. Only a run with a digit and at least `min_words`
-    words counts: a lone number or a few common words are in many documents. "" when
-    no run qualifies; the earliest of equally long runs is taken.
+    days of unused leave") is the copy. Only a run of at least `min_words` words that
+    says something checkable counts (by default, it has a digit): a lone number or a few
+    common words are in many documents. "" when no run qualifies; the earliest of
+    equally long runs is taken.
     """
     tokens = reply.split()
     held = f" {words(document)} "  # `grounded`'s test, the document folded once
@@ -45,7 +58,7 @@ def quoted_within(reply: str, document: str, *, min_words: int = 2) -> str:
         for end in range(len(tokens), start + max(len(best), min_words - 1), -1):
             run = tokens[start:end]
             text = " ".join(run)
-            if any(c.isdigit() for c in text) and f" {words(text)} " in held:
+            if states(text) and f" {words(text)} " in held:
                 best = run
                 break
     return " ".join(best).strip(" .,;:")

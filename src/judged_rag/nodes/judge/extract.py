@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from judged_rag.components.llm import Extraction, read_extraction
 from judged_rag.configuration import Configuration
-from judged_rag.core.asked import names_pinned, of_kind, pinned
+from judged_rag.core.asked import names_pinned, of_kind, pinned, states_in_words
 from judged_rag.core.comparison import compared
 from judged_rag.core.conflicts import comparable, name_like, same_value
 from judged_rag.core.documents import titled, undated
@@ -273,15 +273,19 @@ def _copied(found: Extraction | None, stated: str, question: str) -> Extraction 
     as a whole; its run "carry over up to 5 days of unused leave into the" is
     (`core.quotes.quoted_within`), and that run is what the judge copied. The run's numbers
     must not all be the question's own ("firmware 3.2" repeated from the question
-    answers nothing).
+    answers nothing). With no such run, a run of three words or more that words a
+    quantity or a time the question asks for is the copy ("meets on the second Thursday
+    of each month" for "When does the WSB meet?", `core.asked.states_in_words`).
     """
     if found is None or found.none or grounded(found.text, stated):
         return found
     run = quoted_within(found.text, stated)
     numbers = set(_NUMBER.findall(run))
     if not numbers or numbers <= set(_NUMBER.findall(question)):
-        return found
-    return Extraction(text=run, none=False, p_none=found.p_none)
+        run = quoted_within(
+            found.text, stated, min_words=3, states=lambda text: states_in_words(question, text)
+        )
+    return Extraction(text=run, none=False, p_none=found.p_none) if run else found
 
 
 def _from_extraction(
