@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
 from judged_rag.configuration import JUDGE_SIMILARITY_WEIGHTS, SRA_T_M, T_M_MEASURED
-from judged_rag.core.asked import states_in_words
+from judged_rag.core.asked import worded_as_asked
 from judged_rag.core.quotes import grounded, quoted_within, subject_coverage, subject_terms
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
@@ -560,9 +560,8 @@ def test_a_run_in_words_is_a_copy_for_what_the_question_asks(
         "Flights up to ten hours are economy. The policy sets who approves a purchase. "
         "On Thursday the WSB meets."
     )
-    in_words = quoted_within(
-        reply, document, min_words=3, states=lambda text: states_in_words(question, text)
-    )
+    test = worded_as_asked(question)
+    in_words = quoted_within(reply, document, min_words=3, states=test) if test else ""
     assert in_words == expected
 
 

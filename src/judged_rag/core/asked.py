@@ -21,7 +21,7 @@ question's form makes plain, with no call:
 
 The same forms say when a reply in the judge's own words holds a copy: a run of it that
 the chunk holds and that words a quantity or a time the question asks for
-(`states_in_words`: "meets on the second Thursday of each month").
+(`worded_as_asked`: "meets on the second Thursday of each month").
 
 A copy that fails is kept as the bridge to what the question asks (`nodes.rewrite` adds
 it to the next query: the relay board's name finds its catalogue entry), but it is not
@@ -33,6 +33,7 @@ which document is about what.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
 from judged_rag.core.quotes import words
@@ -291,22 +292,24 @@ def of_kind(question: str, copy: str) -> bool:
     return bool(tokens & NUMBER_WORDS) or (time and bool(tokens & TIME_WORDS))
 
 
-def states_in_words(question: str, text: str) -> bool:
-    """Whether `text` words what the question asks for, with no digit needed.
+def worded_as_asked(question: str) -> Callable[[str], bool] | None:
+    """The test of a text wording what the question asks for with no digit, or None.
 
     The judge asked "When does the WSB meet?" may answer in its own words around the
     chunk's "It meets on the second Thursday of each month": the run the chunk holds,
     "meets on the second Thursday of each month", names a weekday the question does
     not. Only a question asking how many, how much, how often (a quantity) or when (a
-    time) is answered so: a cardinal word the question does not have ("ten hours"), and
-    for a time also a month, weekday, season or frequency word. Any other question's
-    run could be any phrase of the chunk.
+    time) is answered so (None for any other: its run could be any phrase of the
+    chunk). The test: the text has a cardinal word the question does not ("ten hours"),
+    and for a time also a month, weekday, season or frequency word. The question is
+    read once; the test is asked of every run of a reply.
     """
     time, quantity = asks_time(question), asks_quantity(question)
     if not (time or quantity):
-        return False
-    new = set(words(text).split()) - set(words(question).split())
-    return bool(new & CARDINALS) or (time and bool(new & CALENDAR))
+        return None
+    wanted = CARDINALS | CALENDAR if time else CARDINALS
+    own = set(words(question).split())
+    return lambda text: bool((set(words(text).split()) - own) & wanted)
 
 
 def pinned(question: str) -> list[str]:

@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from judged_rag.components.llm import Extraction, read_extraction
 from judged_rag.configuration import Configuration
-from judged_rag.core.asked import names_pinned, of_kind, pinned, states_in_words
+from judged_rag.core.asked import names_pinned, of_kind, pinned, worded_as_asked
 from judged_rag.core.comparison import compared
 from judged_rag.core.conflicts import comparable, name_like, same_value
 from judged_rag.core.documents import titled, undated
@@ -275,16 +275,15 @@ def _copied(found: Extraction | None, stated: str, question: str) -> Extraction 
     must not all be the question's own ("firmware 3.2" repeated from the question
     answers nothing). With no such run, a run of three words or more that words a
     quantity or a time the question asks for is the copy ("meets on the second Thursday
-    of each month" for "When does the WSB meet?", `core.asked.states_in_words`).
+    of each month" for "When does the WSB meet?", `core.asked.worded_as_asked`).
     """
     if found is None or found.none or grounded(found.text, stated):
         return found
     run = quoted_within(found.text, stated)
     numbers = set(_NUMBER.findall(run))
     if not numbers or numbers <= set(_NUMBER.findall(question)):
-        run = quoted_within(
-            found.text, stated, min_words=3, states=lambda text: states_in_words(question, text)
-        )
+        in_words = worded_as_asked(question)
+        run = quoted_within(found.text, stated, min_words=3, states=in_words) if in_words else ""
     return Extraction(text=run, none=False, p_none=found.p_none) if run else found
 
 
