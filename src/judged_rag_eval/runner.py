@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -242,6 +242,10 @@ def _start(
     fingerprint = suite.fingerprint(options, base_fingerprint(options))
     update_run_file(options, systems, counts, {}, fingerprint)  # refuse mixing runs first
     parts = components if components is not None else default_components(options, base, systems)
+    # The web each system searches, as the run resolves "auto" (recorded by name).
+    systems = [
+        replace(s, config=s.config.replace(web_search=parts.web_kind(s.config))) for s in systems
+    ]
     update_run_file(options, systems, counts, suite.run_meta(parts, systems), fingerprint)
     return systems, chosen, parts
 

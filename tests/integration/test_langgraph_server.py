@@ -175,7 +175,8 @@ def test_schemas_expose_the_settings_with_descriptions(client: SyncLangGraphClie
     props = context["properties"]
     assert len(props) > 30
     assert all(p.get("description") for p in props.values())
-    assert props["web_search"]["enum"] == ["offline_wikipedia", "tavily", "duckduckgo", "none"]
+    webs = ["auto", "offline_wikipedia", "tavily", "duckduckgo", "none"]
+    assert props["web_search"]["enum"] == webs
     assert set(schemas["input_schema"]["properties"]) == {"question", "options", "task_type"}
     assert "answer" in schemas["output_schema"]["properties"]
     drawn = client.assistants.get_graph(assistant["assistant_id"])

@@ -163,7 +163,13 @@ def test_context_schema_has_descriptions_and_choices() -> None:
         k for k, p in props.items() if not p.get("description")
     ]
     assert len(props["open_strategy"]["enum"]) == 8
-    assert props["web_search"]["enum"] == ["offline_wikipedia", "tavily", "duckduckgo", "none"]
+    assert props["web_search"]["enum"] == [
+        "auto",
+        "offline_wikipedia",
+        "tavily",
+        "duckduckgo",
+        "none",
+    ]
 
 
 def test_served_graph_shows_clients_only_what_they_may_set() -> None:

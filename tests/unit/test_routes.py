@@ -215,18 +215,22 @@ def test_highly_relevant_document_goes_to_generation_with_citation() -> None:
     assert out["cost"]["llm_rounds"] == 5
 
 
-def _web_run(web: Any, *web_labels: Any, **settings: Any) -> dict[str, Any]:
+def _web_run(
+    web: Any, *web_labels: Any, answer: str = "In July 1969 [2].", **settings: Any
+) -> dict[str, Any]:
     """An open question the knowledge base only touches (moon: Somewhat, saturn: Not).
 
-    `web_labels`: the judge's replies for the web's results, when they are judged.
+    `web`: the injected web, None for none. `web_labels`: the judge's replies for the
+    web's results, when they are judged.
     """
+    searched = [keywords("Apollo 11 Moon landing date")] if web is not None else []
     parts = Components(
-        chat_model=generator("In July 1969 [2]."),
+        chat_model=generator(answer),
         judge_model=judge_model(
             components("Apollo 11"),
             label("somewhat_relevant", "Apollo 11"),
             label("not_relevant"),
-            keywords("Apollo 11 Moon landing date"),
+            *searched,
             *web_labels,
             verdict(True, 0.8),
         ),
@@ -245,6 +249,38 @@ def test_open_question_without_highly_relevant_searches_web_and_keeps_somewhat()
     assert combined["chosen"] == ["moon", "wiki"]  # D_S ∪ K_W, no Not Relevant
     assert [c["doc_id"] for c in out["citations"]] == ["wiki"]
     assert events(out, "combine", "needs_web")
+
+
+def test_auto_web_searches_nothing_beside_a_knowledge_base_of_ones_own() -> None:
+    # The same question with no web injected: the default ("auto") builds no backend for
+    # an injected retriever, so the Somewhat Relevant page is the knowledge.
+    out = _web_run(None, answer="In July 1969 [1].")
+    assert out["route"]["web_searched"] is False
+    assert not events(out, "combine", "needs_web")
+    combined = events(out, "combine", "combined")[0]["detail"]
+    assert combined["web"] == "off"
+    assert combined["chosen"] == ["moon"]
+
+
+@pytest.mark.parametrize(
+    ("injected", "settings", "kind"),
+    [
+        ({}, {}, "offline_wikipedia"),  # the bundled sample knowledge base
+        ({}, {"index_dir": "kb"}, "none"),
+        ({}, {"store": "postgres"}, "none"),
+        ({"retriever": True}, {}, "none"),
+        ({"retriever": True, "web_search": True}, {}, "offline_wikipedia"),
+        ({}, {"index_dir": "kb", "web_search": "duckduckgo"}, "duckduckgo"),
+        ({}, {"web_search": "none"}, "none"),
+    ],
+)
+def test_auto_web_is_the_offline_wikipedia_beside_the_sample_only(
+    injected: dict[str, bool], settings: dict[str, Any], kind: str
+) -> None:
+    from judged_rag.configuration import Configuration
+
+    parts = Components(**{name: scripted_retriever([WIKI]) for name in injected})
+    assert parts.web_kind(Configuration(**settings)) == kind
 
 
 def _batched_run(*labels: Any, **settings: Any) -> dict[str, Any]:

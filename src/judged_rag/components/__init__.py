@@ -45,6 +45,7 @@ class ReportsGateProgress(Protocol):
 
 
 JudgeKind = Literal["structured", "letter", "extract", "list", "chunkrag", "off"]
+WebKind = Literal["offline_wikipedia", "tavily", "duckduckgo", "none"]
 """A judge as nodes run it (`Configuration.judge` with "auto" resolved)."""
 
 CACHE_SIZE = 16
@@ -60,8 +61,8 @@ class Components:
         chat_model: The generator (and judge, unless `judge_model` is given).
         judge_model: Model for the internal calls (parse, judge, rewrite, verify, web query).
         retriever: The knowledge-base retriever (any LangChain retriever).
-        web_search: The web-search backend, as a retriever; `None` with setting
-            `web_search="none"` means no web.
+        web_search: The web-search backend, as a retriever; `None`: the one setting
+            `web_search` names ("auto": see `web_kind`; "none": no web).
         gate_index: Gives the gate its similarity distribution; `None` lets the gate fall
             back to retrieval (it says so in the trace).
         embeddings: The knowledge base's embedding model, which puts web results on the
@@ -157,14 +158,34 @@ class Components:
         retriever = self.knowledge_retriever(cfg)
         return retriever if _is_gate_index(retriever) else None  # type: ignore[return-value]
 
+    def web_kind(self, cfg: Configuration) -> WebKind:
+        """The web a run searches: `cfg.web_search`, with "auto" resolved by the knowledge base.
+
+        "auto" is the offline Wikipedia summaries beside the bundled sample knowledge
+        base, whose general knowledge they complement, and an injected web retriever
+        whatever the knowledge base (the name then only says that a web is set); beside
+        a knowledge base of one's own (`index_dir`, PostgreSQL or an injected retriever)
+        it is "none". On internal documentation the offline Wikipedia answered questions
+        about the organisation from encyclopaedia pages ("Is there a company car
+        scheme?" → "Yes", citing "Car"), and no right answer measured there cited one
+        (BENCHMARKS.md, "The web step beside one's own documents").
+        """
+        if cfg.web_search != "auto":
+            return cfg.web_search
+        if self.web_search is not None:
+            return "offline_wikipedia"
+        own = self.retriever is not None or cfg.store != "files" or bool(cfg.index_dir)
+        return "none" if own else "offline_wikipedia"
+
     def web(self, cfg: Configuration) -> BaseRetriever | None:
         """The web-search backend, or None for no web."""
-        if cfg.web_search == "none":
+        if self.web_kind(cfg) == "none":
             return None
         if self.web_search is not None:
             return self.web_search
         from judged_rag.components.builders import build_web_search
 
+        cfg = cfg.replace(web_search=self.web_kind(cfg))
         return self._cached(("web", cfg.web_search, str(cfg.web_k)), lambda: build_web_search(cfg))  # type: ignore[return-value]
 
     def embedder(self, cfg: Configuration) -> Embeddings | None:

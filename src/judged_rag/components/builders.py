@@ -66,4 +66,6 @@ def build_web_search(cfg: Configuration) -> BaseRetriever:
         ) from exc
     if cfg.web_search == "none":
         raise ComponentError("web_search='none' selects no backend")
+    if cfg.web_search == "auto":
+        raise ComponentError("web_search='auto' names no backend: resolve it first (web_kind)")
     return make_web_search(cfg.web_search, k=cfg.web_k)

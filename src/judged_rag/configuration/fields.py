@@ -486,10 +486,15 @@ class Configuration:
     )
 
     # web_search
-    web_search: Literal["offline_wikipedia", "tavily", "duckduckgo", "none"] = _f(
-        "offline_wikipedia",
+    web_search: Literal["auto", "offline_wikipedia", "tavily", "duckduckgo", "none"] = _f(
+        "auto",
         "Web-search backend used when the strategy needs K_W. 'none': K_W is empty, no "
-        "search is asked for, and the route says the web was not searched.",
+        "search is asked for, and the route says the web was not searched. 'auto': the "
+        "offline Wikipedia summaries beside the bundled sample knowledge base (general "
+        "knowledge, which they complement) or an injected web retriever; no search beside "
+        "a knowledge base of one's own (index_dir, PostgreSQL or an injected retriever), "
+        "where encyclopaedia pages would answer questions about one's own organisation "
+        "with general facts. Name a backend to search it whatever the knowledge base.",
         access="operator",
     )
     web_k: int = _f(5, "Web results kept per search.", ge=1, le=20, access="ceiling")

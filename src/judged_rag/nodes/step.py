@@ -64,7 +64,8 @@ class NodeDeps:
 
         `judge="auto"` is resolved here, by the judge's model (`Components.judge_kind`),
         so every node sees the judge the run really uses; so are an unset `t_m`
-        (`Components.self_trust_cutoff`) and `t_a` (`Components.answer_trust_cutoff`).
+        (`Components.self_trust_cutoff`) and `t_a` (`Components.answer_trust_cutoff`),
+        and `web_search="auto"` (`Components.web_kind`).
         """
         cfg = self.settings.resolve(config, runtime.context if runtime is not None else None)
         if cfg.judge == "auto":
@@ -73,6 +74,8 @@ class NodeDeps:
             cfg = cfg.replace(t_m=self.components.self_trust_cutoff(cfg))
         if cfg.t_a is None:
             cfg = cfg.replace(t_a=self.components.answer_trust_cutoff(cfg))
+        if cfg.web_search == "auto":
+            cfg = cfg.replace(web_search=self.components.web_kind(cfg))
         return cfg
 
     def step(
