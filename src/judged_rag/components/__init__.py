@@ -167,8 +167,8 @@ class Components:
         a knowledge base of one's own (`index_dir`, PostgreSQL or an injected retriever)
         it is "none". On internal documentation the offline Wikipedia answered questions
         about the organisation from encyclopaedia pages ("Is there a company car
-        scheme?" → "Yes", citing "Car"), and no right answer measured there cited one
-        (BENCHMARKS.md, "The web step beside one's own documents").
+        scheme?" → "Yes", citing "Car"), and no right answer measured there rested on
+        one (BENCHMARKS.md, "The web step beside one's own documents").
         """
         if cfg.web_search != "auto":
             return cfg.web_search
