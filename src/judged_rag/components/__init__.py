@@ -45,8 +45,10 @@ class ReportsGateProgress(Protocol):
 
 
 JudgeKind = Literal["structured", "letter", "extract", "list", "chunkrag", "off"]
-WebKind = Literal["offline_wikipedia", "tavily", "duckduckgo", "none"]
 """A judge as nodes run it (`Configuration.judge` with "auto" resolved)."""
+
+WebKind = Literal["offline_wikipedia", "tavily", "duckduckgo", "none"]
+"""A web as nodes see it (`Configuration.web_search` with "auto" resolved)."""
 
 CACHE_SIZE = 16
 """Most lazily built parts (models, retrievers, web backends) kept at once; the least
