@@ -8,7 +8,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.runnables import RunnableLambda
 
-from judged_rag import Components, build_graph
+from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.gate import VectorCandidatesGate
 from judged_rag.state import Judgment
 from tests.fakes import (
@@ -277,8 +277,6 @@ def test_auto_web_searches_nothing_beside_a_knowledge_base_of_ones_own() -> None
 def test_auto_web_is_the_offline_wikipedia_beside_the_sample_only(
     injected: dict[str, bool], settings: dict[str, Any], kind: str
 ) -> None:
-    from judged_rag.configuration import Configuration
-
     parts = Components(**{name: scripted_retriever([WIKI]) for name in injected})
     assert parts.web_kind(Configuration(**settings)) == kind
 

@@ -181,13 +181,14 @@ class Components:
 
     def web(self, cfg: Configuration) -> BaseRetriever | None:
         """The web-search backend, or None for no web."""
-        if self.web_kind(cfg) == "none":
+        kind = self.web_kind(cfg)
+        if kind == "none":
             return None
         if self.web_search is not None:
             return self.web_search
         from judged_rag.components.builders import build_web_search
 
-        cfg = cfg.replace(web_search=self.web_kind(cfg))
+        cfg = cfg.replace(web_search=kind)
         return self._cached(("web", cfg.web_search, str(cfg.web_k)), lambda: build_web_search(cfg))  # type: ignore[return-value]
 
     def embedder(self, cfg: Configuration) -> Embeddings | None:
