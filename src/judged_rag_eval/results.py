@@ -119,6 +119,19 @@ def _machine() -> dict[str, Any]:
     }
 
 
+def recorded_configurations(options: EvalOptions) -> dict[str, dict[str, Any]]:
+    """Each system's configuration as ``run.json`` recorded it for the suite (none if new)."""
+    path = options.out_dir / RUN_FILE
+    if not path.is_file():
+        return {}
+    run = json.loads(path.read_text(encoding="utf-8"))
+    entry = (run.get("suites") or {}).get(options.suite) or {}
+    return {
+        str(label): dict(system.get("configuration") or {})
+        for label, system in (entry.get("systems") or {}).items()
+    }
+
+
 def update_run_file(
     options: EvalOptions,
     systems: Sequence[System],

@@ -47,6 +47,7 @@ from judged_rag_eval.results import (
     ResultsWriter,
     base_fingerprint,
     read_results,
+    recorded_configurations,
     update_run_file,
 )
 from judged_rag_eval.suite import Task
@@ -240,14 +241,41 @@ def _start(
     base = Configuration.from_mapping(options.settings, strict=True)
     options.out_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = suite.fingerprint(options, base_fingerprint(options))
-    update_run_file(options, systems, counts, {}, fingerprint)  # refuse mixing runs first
+    earlier = recorded_configurations(options)
+    # Refuse mixing runs first; a system recorded earlier keeps its record until resolved.
+    new = [s for s in systems if s.label not in earlier]
+    update_run_file(options, new, counts, {}, fingerprint)
     parts = components if components is not None else default_components(options, base, systems)
     # The web each system searches, as the run resolves "auto" (recorded by name).
     systems = [
         replace(s, config=s.config.replace(web_search=parts.web_kind(s.config))) for s in systems
     ]
+    _refuse_another_web(options, systems, earlier)
     update_run_file(options, systems, counts, suite.run_meta(parts, systems), fingerprint)
     return systems, chosen, parts
+
+
+def _refuse_another_web(
+    options: EvalOptions, systems: Sequence[System], earlier: Mapping[str, Mapping[str, Any]]
+) -> None:
+    """Refuse to resume a system's results with another web than they were run with.
+
+    The fingerprint holds the settings as given; `web_search="auto"` resolves by the
+    knowledge base (and resolved to the offline Wikipedia everywhere before "auto"
+    existed), so the same settings can search another web on resume.
+
+    Raises:
+        ValueError: A system recorded with one web would now search another.
+    """
+    for system in systems:
+        before = earlier.get(system.label, {}).get("web_search")
+        now = system.config.web_search
+        if before not in (None, "auto") and before != now:
+            raise ValueError(
+                f"{options.out_dir} holds {system.label} results that searched "
+                f'web_search={before!r}; this run would search {now!r} ("auto" resolves '
+                "by the knowledge base). Use another --out to keep results apart"
+            )
 
 
 def plan(

@@ -257,6 +257,34 @@ def test_rerun_with_other_settings_is_refused(tmp_path: Path) -> None:
         )
 
 
+def test_resuming_with_another_resolved_web_is_refused(tmp_path: Path) -> None:
+    # The same settings ("auto") resolve to another web when the knowledge base changes.
+    gen = Counter("1969")
+    run_eval(options(tmp_path, systems=["judged"]), components=parts(gen), items=ITEMS[:1])
+    run = json.loads((tmp_path / "run.json").read_text())
+    recorded = run["suites"]["e2e"]["systems"]["judged"]["configuration"]
+    assert recorded["web_search"] == "offline_wikipedia"  # the injected web
+
+    def own_kb() -> Components:  # no web injected: "auto" is none beside one's own KB
+        return Components(
+            chat_model=GenericFakeChatModel(messages=gen),
+            judge_model=judge_fake(),
+            retriever=knowledge_base(),  # type: ignore[arg-type]
+        )
+
+    for _ in range(2):  # refused, and the refusal leaves the record as it was
+        with pytest.raises(ValueError, match=r"web_search='offline_wikipedia'.*'none'"):
+            run_eval(options(tmp_path, systems=["judged"]), components=own_kb(), items=ITEMS[:2])
+    assert len(read_results(tmp_path / RESULTS_FILE)) == 1
+    # The components that resolve the same web resume it, and a new system may join.
+    resumed = run_eval(
+        options(tmp_path, systems=["judged", "plain_rag"]),
+        components=parts(gen),
+        items=ITEMS[:2],
+    )
+    assert (resumed.ran, resumed.skipped) == (3, 1)
+
+
 def test_failing_question_is_recorded_and_retried_on_request(tmp_path: Path) -> None:
     bad = EvalItem(id="bad", question="", answers=("x",))  # the gate node rejects it
     gen = Counter("1969")
