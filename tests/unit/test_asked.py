@@ -55,6 +55,14 @@ def test_the_form_of_a_question(question: str, quantity: bool, time: bool) -> No
         ("What is the speed of light?", "299,792 kilometres per second", True),
         ("What is the speed of the belt?", "2 metres", False),
         ("How heavy is the unit?", "20 euros per kilogram", True),  # a price: no measure
+        # How many: not answered by a text whose every number is an amount of a unit.
+        ("What is the maximum number of participants in an offsite?", "220 euros", False),
+        ("How many monitors does a desk have?", "€90", False),
+        ("How many monitors does a desk have?", "2 monitors, 90 euros each", True),
+        ("How many people fit in the room?", "30 people in the 40 m2 room", True),
+        ("How many euros is the daily allowance?", "40 euros", True),  # an amount asked
+        ("How many kilometres is the ride?", "12 km", True),
+        ("What is the phone number of the help desk?", "+49 30 1234", True),
     ],
 )
 def test_a_copy_fits_the_form(question: str, copy: str, fits: bool) -> None:
@@ -200,6 +208,30 @@ def test_an_answer_citing_only_pages_about_something_else_is_not_accepted() -> N
     out = allowance_run(span)
     assert out["abstained"] is False and "20 euros" in out["answer"]
     assert not events(out, "verify", "cited_elsewhere")
+
+
+def test_an_answer_giving_an_amount_for_how_many_is_regenerated() -> None:
+    # The page states a budget beside the count; the first draft answers the count with it.
+    question = "What is the maximum number of participants in a company offsite?"
+    page = doc(
+        "Offsites",
+        "A company offsite takes at most 40 participants. The budget is 220 euros a head.",
+    )
+    parts = Components(
+        chat_model=generator(
+            "The maximum number of participants is 220 euros [1].",
+            "A company offsite takes at most 40 participants [1].",
+        ),
+        judge_model=judge_model(quote("at most 40 participants", **{"at": 0.95}), knows="B"),
+        retriever=scripted_retriever([page]),
+    )
+    out = run(parts, question)
+    assert out["abstained"] is False and "40 participants" in out["answer"]
+    fired = events(out, "verify", "other_measure")
+    assert len(fired) == 1 and fired[0]["claim"] == (
+        "the answer gives a money value, but the question asks how many"
+    )
+    assert out["route"]["regenerations"] == 1
 
 
 def test_an_answer_giving_another_measure_is_regenerated() -> None:

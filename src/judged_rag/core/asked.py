@@ -15,6 +15,8 @@ question's form makes plain, with no call:
   speed, power or voltage, is not answered by a copy whose unit measures something
   else ("180 centimetres" for "How loud is the unit?"); a copy with no unit, or a
   question asking several measures at once ("How high is the temperature?"), passes;
+  a question asking how many is not answered by a copy whose every number is an amount
+  of a unit ("220 euros" for "the maximum number of participants");
 - **the year or version asked**: "How many staff did it employ in 2023?" is answered only
   by a chunk that names 2023 (in its text or its note, which carries its document's
   date), and "… in firmware 4.2?" only by one that names 4.2.
@@ -237,6 +239,18 @@ _UNIT = re.compile(
     r"\d[\d,.]*\s*(°\s*[cf]\b|km/h|m/s|[^\W\d_]+)(?:\s*(?:/|\bper\b)\s*([^\W\d_]+))?", re.I
 )
 
+CURRENCIES = frozenset(
+    ["euro", "euros", "eur", "dollar", "dollars", "usd", "gbp", "chf", "franc", "francs", "yen"]
+)
+"""Currencies an amount may be given in ("pound" is left out: a mass too)."""
+
+COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.IGNORECASE)
+"""A question asking how many ("How many desks …?", "the maximum number of participants")."""
+
+_AMOUNT = re.compile(
+    r"([€$£]\s*)?(?<![\w.,])\d[\d,.]*(?:\s*(°\s*[cf]\b|km/h|m/s|[^\W\d_]+))?", re.I
+)
+
 TIME_UNITS = frozenset(
     ["s", "sec", "second", "seconds", "min", "minute", "minutes", "h", "hr", "hour", "hours"]
 )
@@ -266,12 +280,49 @@ def measures_stated(copy: str) -> set[str]:
     return stated
 
 
+def asks_count(question: str) -> bool:
+    """Whether the question asks how many things, and no measure or currency with it.
+
+    "What is the maximum number of participants?" does; "How many euros …?" and "How
+    many kilometres …?" ask an amount of a unit, not a count.
+    """
+    clause = _last_clause(question)
+    if COUNT.search(clause) is None or measure_asked(question) is not None:
+        return False
+    return not set(words(clause).split()) & (CURRENCIES | set(UNITS))
+
+
+def amounts_measured(text: str) -> set[str] | None:
+    """What the text's numbers measure when every one has a unit, or None.
+
+    "220 euros" gives {"money"}, "about €90 or 2 kg" {"money", "mass"}; a number with no
+    unit or with a noun that is no unit ("30 people", "2025") counts something, and so
+    does a text with no number: None.
+    """
+    measured: set[str] = set()
+    for m in _AMOUNT.finditer(text):
+        unit = "".join((m.group(2) or "").lower().split())
+        if m.group(1) or unit in CURRENCIES:
+            measured.add("money")
+        elif unit in UNITS:
+            measured.add(UNITS[unit])
+        else:
+            return None
+    return measured or None
+
+
 def other_measure(question: str, text: str) -> tuple[str, str] | None:
     """What is asked and what the text's units state, when they state only other measures.
 
     ("sound", "length") for "How loud …?" answered "180 centimetres"; None otherwise. Text
-    with no unit, or with a unit of the measure asked beside others, is not.
+    with no unit, or with a unit of the measure asked beside others, is not. A question
+    asking how many (`asks_count`) is answered by no text whose every number is an
+    amount of a unit: ("count", "money") for "the maximum number of participants"
+    answered "220 euros".
     """
+    if asks_count(question):
+        measured = amounts_measured(text)
+        return ("count", ", ".join(sorted(measured))) if measured else None
     asked = measure_asked(question)
     stated = measures_stated(text) if asked else set()
     if asked is None or not stated or asked in stated:

@@ -211,7 +211,8 @@ def other_measured(question: str, draft: str) -> str | None:
     if found is None:
         return None
     asked, stated = found
-    return f"the answer gives a {stated} value, but the question asks for {asked}"
+    asks = "how many" if asked == "count" else f"for {asked}"
+    return f"the answer gives a {stated} value, but the question asks {asks}"
 
 
 def _rejected(
