@@ -52,7 +52,7 @@ from judged_rag_eval.results import (
 )
 from judged_rag_eval.suite import Task
 from judged_rag_eval.suites import REGISTRY
-from judged_rag_eval.systems import System, configure, parse_system_names
+from judged_rag_eval.systems import SEARCHES_WEB, System, configure, parse_system_names
 
 logger = logging.getLogger(__name__)
 
@@ -250,7 +250,9 @@ def _start(
     systems = [
         replace(s, config=s.config.replace(web_search=parts.web_kind(s.config))) for s in systems
     ]
-    _refuse_another_web(options, systems, earlier)
+    todo, _ = plan(options, systems, chosen, read_results(options.out_dir / RESULTS_FILE))
+    pending = {system.label for _, system, _ in todo}
+    _refuse_another_web(options, [s for s in systems if s.label in pending], earlier)
     update_run_file(options, systems, counts, suite.run_meta(parts, systems), fingerprint)
     return systems, chosen, parts
 
@@ -260,6 +262,10 @@ def _refuse_another_web(
 ) -> None:
     """Refuse to resume a system's results with another web than they were run with.
 
+    Only systems that search the web are held to it (`SEARCHES_WEB`: a retriever's or a
+    judge's results do not depend on one), and only those with questions left to run
+    (`systems`: a rerun of finished results only reports them).
+
     The fingerprint holds the settings as given; `web_search="auto"` resolves by the
     knowledge base (and resolved to the offline Wikipedia everywhere before "auto"
     existed), so the same settings can search another web on resume.
@@ -267,7 +273,7 @@ def _refuse_another_web(
     Raises:
         ValueError: A system recorded with one web would now search another.
     """
-    for system in systems:
+    for system in (s for s in systems if s.spec.kind in SEARCHES_WEB):
         before = earlier.get(system.label, {}).get("web_search")
         now = system.config.web_search
         if before not in (None, "auto") and before != now:

@@ -52,6 +52,9 @@ Kind = Literal[
     "binary",
 ]
 
+SEARCHES_WEB: frozenset[Kind] = frozenset({"judged", "crag"})
+"""The kinds of system whose answers may come from the web step."""
+
 PINNED: tuple[str, ...] = (
     "model",
     "judge_model",
