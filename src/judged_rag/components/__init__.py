@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 
+from judged_rag.configuration import WebBackend
 from judged_rag.errors import ComponentError as ComponentError
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class ReportsGateProgress(Protocol):
 JudgeKind = Literal["structured", "letter", "extract", "list", "chunkrag", "off"]
 """A judge as nodes run it (`Configuration.judge` with "auto" resolved)."""
 
-WebKind = Literal["offline_wikipedia", "tavily", "duckduckgo", "none"]
+WebKind = Literal[WebBackend, "none"]
 """A web as nodes see it (`Configuration.web_search` with "auto" resolved)."""
 
 CACHE_SIZE = 16

@@ -15,6 +15,7 @@ from judged_rag.configuration.fields import (
     Configuration,
     Grade,
     Strategy,
+    WebBackend,
     get_configuration,
 )
 from judged_rag.configuration.measured import (
@@ -56,6 +57,7 @@ __all__ = [
     "RunSettings",
     "SettingsRefused",
     "Strategy",
+    "WebBackend",
     "client_configuration",
     "get_configuration",
 ]

@@ -41,6 +41,9 @@ Strategy = Literal[
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 Grade = Literal["A", "B", "C", "D", "E", "F"]
 
+WebBackend = Literal["offline_wikipedia", "tavily", "duckduckgo"]
+"""The web-search backends by name (`components.web_search`)."""
+
 
 Access = Literal["client", "ceiling", "research", "operator"]
 """Who may set a setting on a server.
@@ -486,7 +489,7 @@ class Configuration:
     )
 
     # web_search
-    web_search: Literal["auto", "offline_wikipedia", "tavily", "duckduckgo", "none"] = _f(
+    web_search: Literal["auto", WebBackend, "none"] = _f(
         "auto",
         "Web-search backend used when the strategy needs K_W. 'none': K_W is empty, no "
         "search is asked for, and the route says the web was not searched. 'auto': the "

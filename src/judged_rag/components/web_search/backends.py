@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from langchain_core.retrievers import BaseRetriever
 
 from judged_rag.components.web_search.duckduckgo import DuckDuckGoWebSearch
 from judged_rag.components.web_search.network import DEFAULT_TIMEOUT_S
 from judged_rag.components.web_search.offline_wikipedia import OfflineWikipediaRetriever
 from judged_rag.components.web_search.tavily import TavilyWebSearch
+from judged_rag.configuration import WebBackend
 
-BackendName = Literal["offline_wikipedia", "tavily", "duckduckgo"]
+BackendName = WebBackend
+"""The backends' names, as `Configuration.web_search` spells them."""
 
 
 def make_web_search(
