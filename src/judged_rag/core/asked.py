@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable
 
 from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
-from judged_rag.core.quotes import words
+from judged_rag.core.quotes import states_a_number, words
 from judged_rag.state import Doc
 
 QUANTITY = re.compile(
@@ -337,7 +337,7 @@ def of_kind(question: str, copy: str) -> bool:
     quantity, time = asks_quantity(question), asks_time(question)
     if not (quantity or time):
         return True
-    if any(ch.isdigit() for ch in copy):
+    if states_a_number(copy):
         return True
     tokens = set(words(copy).split())
     return bool(tokens & NUMBER_WORDS) or (time and bool(tokens & TIME_WORDS))

@@ -38,7 +38,14 @@ import re
 from judged_rag.core.asked import pinned
 from judged_rag.core.calendar import YEAR
 from judged_rag.core.documents import doc_date, split_note
-from judged_rag.core.quotes import JOINING_WORDS, grounded, position, statement, words
+from judged_rag.core.quotes import (
+    JOINING_WORDS,
+    grounded,
+    position,
+    statement,
+    states_a_number,
+    words,
+)
 from judged_rag.state import Conflict, Doc, Judgment, Stated
 
 INSTRUCTS = "the answer must"
@@ -87,7 +94,7 @@ def name_like(copy: str) -> bool:
     """
     tokens = [t.strip(".,;:()\"'“”’") for t in copy.split()]
     tokens = [t for t in tokens if t]
-    if not tokens or len(tokens) > MAX_NAME_WORDS or any(c.isdigit() for c in copy):
+    if not tokens or len(tokens) > MAX_NAME_WORDS or states_a_number(copy):
         return False
     return all(t[0].isupper() or t.lower() in JOINING_WORDS for t in tokens)
 

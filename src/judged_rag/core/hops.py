@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from judged_rag.core.conflicts import name_like
-from judged_rag.core.quotes import statement
+from judged_rag.core.quotes import statement, states_a_number
 from judged_rag.state import Hop, Judgment, Named, State
 
 MAX_ANSWER_CHARS = 80
@@ -381,9 +381,7 @@ def names(copy: str, question: str) -> bool:
     if not words or len(words) > MAX_NAME_WORDS:
         return False
     held = {w.lower() for w in _TOKEN.findall(question)}
-    return any(
-        (w[0].isupper() or any(c.isdigit() for c in w)) and w.lower() not in held for w in words
-    )
+    return any((w[0].isupper() or states_a_number(w)) and w.lower() not in held for w in words)
 
 
 MAX_NAME_WORDS = 4
@@ -432,7 +430,7 @@ def describes(page: str, description: str) -> bool:
     "company").
     """
     on_page = {w.lower() for w in _TOKEN.findall(page)}
-    numbers = [w for w in _TOKEN.findall(description) if any(c.isdigit() for c in w)]
+    numbers = [w for w in _TOKEN.findall(description) if states_a_number(w)]
     if not all(n.lower() in on_page for n in numbers):
         return False
     wanted = {s for s in _stems(description) if s not in _RELATIONS}

@@ -30,7 +30,7 @@ def position(quote: str, document: str) -> int | None:
 
 
 def states_a_number(text: str) -> bool:
-    """Whether the text has a digit: what `quoted_within` asks of a run by default."""
+    """Whether the text has a digit (what `quoted_within` asks of a run by default)."""
     return any(c.isdigit() for c in text)
 
 

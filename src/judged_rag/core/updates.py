@@ -31,6 +31,7 @@ from judged_rag.core.quotes import (
     grounded,
     statement,
     statements,
+    states_a_number,
     words,
 )
 
@@ -72,8 +73,7 @@ def superseding(text: str, copy: str, question: str) -> Later | None:
     marks = [
         w
         for w in copy.replace(",", " ").split()
-        if (w[:1].isupper() and len(w) > 2 and w.lower() not in JOINING_WORDS)
-        or any(c.isdigit() for c in w)
+        if (w[:1].isupper() and len(w) > 2 and w.lower() not in JOINING_WORDS) or states_a_number(w)
         if words(w) and words(w) not in asked and not YEAR.fullmatch(words(w))
     ]
     if not years or not marks:

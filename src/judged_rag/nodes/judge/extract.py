@@ -26,6 +26,7 @@ from judged_rag.core.quotes import (
     named,
     names_subject,
     quoted_within,
+    states_a_number,
     subject_coverage,
     words,
 )
@@ -206,7 +207,7 @@ def _no_value(
     if said is None:
         return judgment
     copy = judgment["evidence"]
-    if grounded(copy, said) and any(c.isdigit() for c in copy):
+    if grounded(copy, said) and states_a_number(copy):
         return judgment
     why = f"the document says {said[:120]!r}: the value asked is in an earlier one"
     return {
