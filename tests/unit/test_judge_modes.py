@@ -680,6 +680,41 @@ def test_an_answer_restating_the_judges_quote_needs_no_verifier_call() -> None:
     assert out["cost"]["llm_calls"] == 4  # two extractions, C_M, generate: no verifier call
 
 
+def _two_quotes_run(draft: str, *replies: AIMessage, second: float = 0.95) -> dict[str, Any]:
+    # Each chunk has its own quote; `second`: the judge's share for the second one's.
+    battery = doc("battery", "The KVMS runs for 12 hours on its battery.")
+    start = doc("start", "The KVMS takes 90 seconds to start up.")
+    parts = Components(
+        chat_model=generator(draft),
+        judge_model=judge_model(
+            quote("12 hours", **{"12": 0.97, "NONE": 0.03}),
+            quote("90 seconds", **{"90": second, "NONE": 1 - second}),
+            *replies,
+        ),
+        retriever=scripted_retriever([battery, start]),
+    )
+    return run(parts, "How long does the KVMS take to start up?", judge="extract", max_iterations=1)
+
+
+def test_an_answer_restating_another_documents_quote_is_cited_to_it() -> None:
+    out = _two_quotes_run("The KVMS takes 90 seconds to start up [1].")
+    assert not out["abstained"] and "90 seconds" in out["answer"]
+    assert [c["doc_id"] for c in out["citations"]] == ["start"]
+    checked = verify_events(out)
+    assert checked[0]["by"] == "judge_quote" and checked[0]["recited"] is True
+    assert checked[0]["quotes"] == [{"document": 2, "quote": "90 seconds"}]
+    assert out["cost"]["llm_calls"] == 4  # two extractions, C_M, generate: no verifier call
+
+
+def test_only_a_passed_documents_quote_moves_a_citation() -> None:
+    # The judge did not pass the chunk it quoted "90 seconds" from: the verifier reads.
+    out = _two_quotes_run("The KVMS takes 90 seconds to start up [1].", verdict(), second=0.3)
+    assert "by" not in verify_events(out)[0]
+    # A draft restating neither quote goes to the verifier too.
+    out = _two_quotes_run("The KVMS runs for two minutes [1].", verdict(False, 0.2))
+    assert "by" not in verify_events(out)[0]
+
+
 def test_other_answers_still_go_to_the_verifier() -> None:
     # The draft cites the document but does not restate its quote.
     out = _quoted_run("Apollo 11 landed in the summer [1].", verdict(False, 0.2), verdict())

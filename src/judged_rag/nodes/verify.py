@@ -11,10 +11,12 @@ held to it:
   model's knowledge). With `subject_grounding`, the cited documents must name what the
   question names and the year or version it names (checked without an LLM), and an
   answer to a question asking a measure (how loud, heavy, tall…) must not state only
-  another one ("180 centimetres" for "How loud …?", `core.asked`; no LLM). A claim
-  citing the wrong document is re-pointed to the one that states it and checked once
-  more; otherwise the answer is regenerated (at most `max_regenerations` times), then
-  abstained from (`unsupported_claims`).
+  another one ("180 centimetres" for "How loud …?", `core.asked`; no LLM). A draft
+  restating the judge's quote of a document it does not cite, and none of those it
+  cites, is cited to that document without a call; any other claim citing the wrong
+  document is re-pointed to the one that states it and checked once more; otherwise
+  the answer is regenerated (at most `max_regenerations` times), then abstained from
+  (`unsupported_claims`).
 
 `finish` then turns the verdict into the run's output.
 """
@@ -91,6 +93,14 @@ def verify(
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
         return _decided("accept", basis, None, events, cost)
+    recited = recited_to_quotes(state, draft) if cfg.verify and free_pass else None
+    if recited is not None:
+        # The value the judge quoted from another document, cited to the wrong one.
+        fixed, found = recited
+        events.append(
+            event("verify", "checked", supported=True, by="judge_quote", quotes=found, recited=True)
+        )
+        return {**_decided("accept", basis, None, events, cost), **_redrafted(state, fixed)}
     contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
     elsewhere = cited_elsewhere(state, draft, cfg) if cfg.verify and not contradicted else None
     measured = (
@@ -338,11 +348,36 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
     whole words. A quote the judge itself did not trust enough to pass its document (a
     year from a sentence about something else) is no support: the verifier reads it.
     """
+    return _restated(state, draft, cited_numbers(draft))
+
+
+def recited_to_quotes(state: State, draft: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The draft cited to the documents whose quotes it restates, when it cites others.
+
+    "The KVMS takes 90 seconds to start up [1]": the judge quoted "90 seconds" from the
+    knowledge's second document and "12 hours" from the first. The draft's citations
+    then point at the documents whose quotes it restates (`restated_quotes`' test),
+    after its text. None when the draft cites nothing (the verifier reads it against
+    all the knowledge), or restates no quote of a document it does not cite.
+    """
+    cited = cited_numbers(draft)
+    if not cited:
+        return None
+    others = [n for n in range(1, len(state.get("knowledge") or []) + 1) if n not in cited]
+    found = _restated(state, draft, others)
+    if not found:
+        return None
+    marks = "".join(f"[{f['document']}]" for f in found)
+    return f"{without_citations(draft).strip()} {marks}", found
+
+
+def _restated(state: State, draft: str, numbers: list[int]) -> list[dict[str, Any]]:
+    """The judge's quotes the draft restates, of the knowledge's documents `numbers`."""
     knowledge = state.get("knowledge") or []
     judged = latest_judgments(state)
     text = without_citations(draft)
     found: list[dict[str, Any]] = []
-    for n in cited_numbers(draft):
+    for n in numbers:
         if not 1 <= n <= len(knowledge):
             continue
         doc = knowledge[n - 1]
@@ -468,12 +503,16 @@ def _repair(
     total = add_costs(cost, recheck_cost)
     if not held:
         return {"cost": total}
+    return {"cost": total, **_redrafted(state, draft)}
+
+
+def _redrafted(state: State, draft: str) -> dict[str, Any]:
+    """The draft, answer and citations of a draft verify re-cited."""
     closed = state.get("resolved_task") == "closed" and state.get("options")
     return {
-        "cost": total,
         "draft": draft,
         "answer": state.get("answer", draft) if closed else draft,
-        "citations": citations_for(draft, knowledge),
+        "citations": citations_for(draft, state.get("knowledge") or []),
     }
 
 
