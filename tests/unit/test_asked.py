@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from judged_rag import Components, build_graph
 from judged_rag.core.asked import asks_quantity, asks_time, names_pinned, of_kind, pinned
-from tests.fakes import doc, events, generator, judge_model, quote, scripted_retriever
+from tests.fakes import doc, events, generator, judge_model, quote, scripted_retriever, verdict
 
 
 @pytest.mark.parametrize(
@@ -211,7 +212,8 @@ def test_an_answer_citing_only_pages_about_something_else_is_not_accepted() -> N
 
 
 def test_an_answer_giving_an_amount_for_how_many_is_regenerated() -> None:
-    # The page states a budget beside the count; the first draft answers the count with it.
+    # The page states a budget beside the count; the first draft answers the count with
+    # it, and the judge copied no number (it passed the page on another phrase).
     question = "What is the maximum number of participants in a company offsite?"
     page = doc(
         "Offsites",
@@ -222,23 +224,19 @@ def test_an_answer_giving_an_amount_for_how_many_is_regenerated() -> None:
             "The maximum number of participants is 220 euros [1].",
             "A company offsite takes at most 40 participants [1].",
         ),
-        judge_model=judge_model(quote("at most 40 participants", **{"at": 0.95}), knows="B"),
+        judge_model=judge_model(quote("a company offsite", **{"a": 0.95}), knows="B"),
         retriever=scripted_retriever([page]),
     )
     out = run(parts, question)
     assert out["abstained"] is False and "40 participants" in out["answer"]
     fired = events(out, "verify", "other_measure")
-    assert len(fired) == 1 and fired[0]["claim"] == (
-        "the answer gives a money value, but the question asks how many"
-    )
-    assert out["route"]["regenerations"] == 1
+    assert fired[0]["claim"] == "the answer gives a money value, but the question asks how many"
+    assert "replaced_by" not in fired[0] and out["route"]["regenerations"] == 1
 
 
-def test_an_answer_giving_another_measure_is_regenerated() -> None:
+def _loudness_run(judge_copy: str, *replies: AIMessage) -> dict[str, Any]:
     # The page states both; the first draft gives its height for "how loud". The
-    # verifier's LLM would find it stated, so the form is checked without a call and the
-    # draft asked for again with why; the second restates the judge's copy.
-    question = "How loud is the TPMG in operation?"
+    # verifier's LLM would find it stated, so the form is checked without a call.
     manual = doc(
         "TPMG user manual",
         "In operation the TPMG is quieter than 25 decibels. "
@@ -249,13 +247,33 @@ def test_an_answer_giving_another_measure_is_regenerated() -> None:
             "The unit should be mounted 180 centimetres above the floor [1].",
             "The TPMG is quieter than 25 decibels [1].",
         ),
-        judge_model=judge_model(quote("25 decibels", **{"25": 0.95, "NONE": 0.05}), knows="B"),
+        judge_model=judge_model(
+            quote(judge_copy, **{judge_copy.split()[0]: 0.95, "NONE": 0.05}),
+            *replies,
+            knows="B",
+        ),
         retriever=scripted_retriever([manual]),
     )
-    out = run(parts, question)
-    assert out["abstained"] is False and "25 decibels" in out["answer"]
+    return run(parts, "How loud is the TPMG in operation?")
+
+
+def test_an_answer_giving_another_measure_is_replaced_by_the_judges_copy() -> None:
+    # The judge copied the loudness from the page it passed: that copy is the answer.
+    out = _loudness_run("quieter than 25 decibels")
+    assert out["abstained"] is False and out["answer"] == "quieter than 25 decibels [1]"
     fired = events(out, "verify", "other_measure")
     assert len(fired) == 1 and fired[0]["claim"] == (
         "the answer gives a length value, but the question asks for sound"
     )
-    assert out["route"]["regenerations"] == 1
+    assert fired[0]["replaced_by"] == "quieter than 25 decibels [1]"
+    assert out["route"]["regenerations"] == 0
+    assert out["cost"]["llm_calls"] == 3  # extraction, C_M, generate: no second draft
+
+
+def test_an_answer_giving_another_measure_is_regenerated() -> None:
+    # The judge's copy is a bare number, not a loudness: the draft is asked for again
+    # with why (a bare number passed for a question no page answers is no answer).
+    out = _loudness_run("25", verdict(True, 0.9))
+    assert out["abstained"] is False and "25 decibels" in out["answer"]
+    fired = events(out, "verify", "other_measure")
+    assert len(fired) == 1 and "replaced_by" not in fired[0]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from judged_rag.configuration import Configuration
+from judged_rag.core import hops
+from judged_rag.core.asked import of_kind
+from judged_rag.core.conflicts import same_value
 from judged_rag.state import Doc, Judgment, State
 
 LABELS = ("highly_relevant", "somewhat_relevant", "not_relevant")
@@ -88,3 +91,46 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
     for docs in sets.values():
         docs.sort(key=rank)
     return sets
+
+
+def quote_stated(
+    state: State, knowledge: list[Doc], pointed: list[int], basis: str
+) -> tuple[str, str] | None:
+    """The judge's one copy and its citations ("[1][2]"), as an answer; or None.
+
+    From the documents the reply pointed at ("[1]"), each with a copy the judge found
+    in it (Highly Relevant, or Somewhat with a copy of the form asked, such as a year
+    whose score fell under the threshold) and naming what the question names; with no
+    pointer, from every Highly Relevant document. None for R_M (no document shown), when
+    a pointed document has no such copy, or when the copies differ; never asked for a
+    closed-ended task, whose answer is one of its options. The draft is checked by
+    `verify` like any other.
+    """
+    if basis not in ("retrieval", "combined") or not knowledge:
+        return None
+    judged = latest_judgments(state)
+    question = hops.resolved(state["question"], state.get("hop"))
+    numbers = [n for n in pointed if 1 <= n <= len(knowledge)]
+    if not numbers:
+        numbers = [
+            n
+            for n, d in enumerate(knowledge, start=1)
+            if (j := judged.get(d["id"])) is not None and j["label"] == "highly_relevant"
+        ]
+    copies = []
+    for n in numbers:
+        j = judged.get(knowledge[n - 1]["id"])
+        if j is None:
+            return None
+        copy = " ".join(j["evidence"].split())
+        found_in_it = j["label"] == "highly_relevant" or (
+            j["label"] == "somewhat_relevant" and (j.get("p_highly") or 0.0) > 0.0
+        )
+        usable = found_in_it and not j.get("hop") and j.get("grounded") is not False
+        if not (usable and copy and of_kind(question, copy)):
+            return None
+        copies.append(copy)
+    if not copies or any(not same_value(copies[0], c) for c in copies):
+        return None
+    value = max(copies, key=len)
+    return value, "".join(f"[{n}]" for n in numbers)

@@ -14,7 +14,6 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import of_kind
 from judged_rag.core.budget import calls_left, kept
 from judged_rag.core.citations import (
     LETTERS,
@@ -23,9 +22,9 @@ from judged_rag.core.citations import (
     cited_numbers,
     without_citations,
 )
-from judged_rag.core.conflicts import dated, same_value
+from judged_rag.core.conflicts import dated
 from judged_rag.core.documents import numbered
-from judged_rag.core.judgments import alternatives_asked, latest_judgments
+from judged_rag.core.judgments import alternatives_asked, quote_stated
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
@@ -69,7 +68,8 @@ def generate(
     if not without_citations(text).strip(" \t\n.,;:()[]"):
         # No text, or only citation marks ("[1]"): no answer was written. The judge's
         # copies from the documents it points at may be that answer; otherwise none.
-        quoted = None if closed else _quoted(state, knowledge, cited_numbers(text), basis)
+        stated = None if closed else quote_stated(state, knowledge, cited_numbers(text), basis)
+        quoted = prompt.QUOTED.format(value=stated[0], cited=stated[1]) if stated else None
         empty = event(
             "generate",
             "fallback",
@@ -86,47 +86,6 @@ def generate(
     options = (state.get("options") or []) if closed else []
     answered = _answered(text, knowledge, options, basis=basis, events=events)
     return {**answered, "cost": outcome.cost, "trace": events}
-
-
-def _quoted(state: State, knowledge: list[Doc], pointed: list[int], basis: str) -> str | None:
-    """The judge's one copy, cited, as the answer the model did not write; or None.
-
-    From the documents the reply pointed at ("[1]"), each with a copy the judge found
-    in it (Highly Relevant, or Somewhat with a copy of the form asked, such as a year
-    whose score fell under the threshold) and naming what the question names; with no
-    pointer, from every Highly Relevant document. None for R_M (no document shown), when
-    a pointed document has no such copy, or when the copies differ; never asked for a
-    closed-ended task, whose answer is one of its options. The draft is checked by
-    `verify` like any other.
-    """
-    if basis not in ("retrieval", "combined") or not knowledge:
-        return None
-    judged = latest_judgments(state)
-    question = hops.resolved(state["question"], state.get("hop"))
-    numbers = [n for n in pointed if 1 <= n <= len(knowledge)]
-    if not numbers:
-        numbers = [
-            n
-            for n, d in enumerate(knowledge, start=1)
-            if (j := judged.get(d["id"])) is not None and j["label"] == "highly_relevant"
-        ]
-    copies = []
-    for n in numbers:
-        j = judged.get(knowledge[n - 1]["id"])
-        if j is None:
-            return None
-        copy = " ".join(j["evidence"].split())
-        found_in_it = j["label"] == "highly_relevant" or (
-            j["label"] == "somewhat_relevant" and (j.get("p_highly") or 0.0) > 0.0
-        )
-        usable = found_in_it and not j.get("hop") and j.get("grounded") is not False
-        if not (usable and copy and of_kind(question, copy)):
-            return None
-        copies.append(copy)
-    if not copies or any(not same_value(copies[0], c) for c in copies):
-        return None
-    value = max(copies, key=len)
-    return prompt.QUOTED.format(value=value, cited="".join(f"[{n}]" for n in numbers))
 
 
 def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, closed: bool) -> str:

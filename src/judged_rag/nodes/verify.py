@@ -32,7 +32,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import other_measure, unpinned
+from judged_rag.core.asked import measure_asked, measures_stated, other_measure, unpinned
 from judged_rag.core.budget import exhausted
 from judged_rag.core.citations import (
     citations_for,
@@ -44,11 +44,12 @@ from judged_rag.core.citations import (
 from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
 from judged_rag.core.conflicts import INSTRUCTS, dated, unmet
 from judged_rag.core.documents import numbered
-from judged_rag.core.judgments import alternatives_asked, latest_judgments
+from judged_rag.core.judgments import alternatives_asked, latest_judgments, quote_stated
 from judged_rag.core.quotes import grounded, names_subject, subject_names, words
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
+from judged_rag.prompts.generate import QUOTED
 from judged_rag.schemas import Verification
 from judged_rag.state import Basis, Cost, Doc, Reason, State, TraceEvent, add_costs, zero_cost
 
@@ -120,6 +121,12 @@ def verify(
         supported = False
         claims = [elsewhere, *claims]
         events.append(event("verify", "cited_elsewhere", claim=elsewhere))
+    elif measured and (stated := _stated_as_asked(state, basis) if free_pass else None):
+        # The draft gives another measure; the judge copied the one asked from the
+        # documents it passed, and agrees: that copy, cited, is the answer (no call).
+        events.append(event("verify", "other_measure", claim=measured, replaced_by=stated[:120]))
+        events.append(event("verify", "checked", supported=True, by="judge_quote", replaced=True))
+        return {**_decided("accept", basis, None, events, cost), **_redrafted(state, stated)}
     elif measured:
         # A height for "how loud": the cited page may state it, but it is another answer.
         supported = False
@@ -349,6 +356,23 @@ def restated_quotes(state: State, draft: str) -> list[dict[str, Any]]:
     year from a sentence about something else) is no support: the verifier reads it.
     """
     return _restated(state, draft, cited_numbers(draft))
+
+
+def _stated_as_asked(state: State, basis: Basis) -> str | None:
+    """The judge's agreeing copy of the Highly Relevant documents, cited, in the unit asked.
+
+    Asked when the draft states another measure than the question asks (`other_measure`):
+    "How loud is the TPMG?" drafted with the unit's mounting height, the judge having
+    copied "quieter than 25 decibels" from the same page. The copies must agree
+    (`core.judgments.quote_stated`) and state the measure asked in its unit: a bare
+    number is not enough (the judge passed "55", a temperature from a table, for a cable's
+    length no page states), and a question asking how many is never answered so.
+    """
+    asked = measure_asked(state["question"])
+    stated = quote_stated(state, state.get("knowledge") or [], [], basis) if asked else None
+    if stated is None or asked not in measures_stated(stated[0]):
+        return None
+    return QUOTED.format(value=stated[0], cited=stated[1])
 
 
 def recited_to_quotes(state: State, draft: str) -> tuple[str, list[dict[str, Any]]] | None:
