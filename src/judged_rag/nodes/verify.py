@@ -11,7 +11,8 @@ held to it:
   model's knowledge). With `subject_grounding`, the cited documents must name what the
   question names and the year or version it names (checked without an LLM), and an
   answer to a question asking a measure (how loud, heavy, tall…) must not state only
-  another one ("180 centimetres" for "How loud …?", `core.asked`; no LLM). A draft
+  another one ("180 centimetres" for "How loud …?", `core.asked`; no LLM; replaced by
+  the judge's agreeing copy when that states the measure asked in its unit). A draft
   restating the judge's quote of a document it does not cite, and none of those it
   cites, is cited to that document without a call; any other claim citing the wrong
   document is re-pointed to the one that states it and checked once more; otherwise
