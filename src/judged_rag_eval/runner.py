@@ -207,9 +207,8 @@ def run_eval(
     started = time.perf_counter()
     if options.workers < 1:
         raise ValueError("workers must be at least 1")
-    systems, chosen, parts = _start(options, components, items)
+    todo, skipped, parts = _start(options, components, items)
     results_path = options.out_dir / RESULTS_FILE
-    todo, skipped = plan(options, systems, chosen, read_results(results_path))
     errors = _run_tasks(RunContext(options, parts, hosts), todo, skipped, results_path)
     return RunSummary(
         out_dir=options.out_dir,
@@ -224,11 +223,12 @@ def run_eval(
 
 def _start(
     options: EvalOptions, components: Components | None, items: Sequence[EvalItem] | None
-) -> tuple[list[System], list[EvalItem], Components]:
-    """The run's systems, questions and components, recorded in ``run.json``.
+) -> tuple[list[Planned], int, Components]:
+    """The run's tasks (`plan`), how many are done already, and its components.
 
-    ``run.json`` is written before the components are made (they may build an index),
-    so that a directory holding the suite with other settings is refused first.
+    The systems and counts are recorded in ``run.json``, which is written before the
+    components are made (they may build an index), so that a directory holding the
+    suite with other settings is refused first.
     """
     suite = REGISTRY[options.suite]
     labels = parse_system_names(options.systems, options.suite)
@@ -250,11 +250,11 @@ def _start(
     systems = [
         replace(s, config=s.config.replace(web_search=parts.web_kind(s.config))) for s in systems
     ]
-    todo, _ = plan(options, systems, chosen, read_results(options.out_dir / RESULTS_FILE))
+    todo, skipped = plan(options, systems, chosen, read_results(options.out_dir / RESULTS_FILE))
     pending = {system.label for _, system, _ in todo}
     _refuse_another_web(options, [s for s in systems if s.label in pending], earlier)
     update_run_file(options, systems, counts, suite.run_meta(parts, systems), fingerprint)
-    return systems, chosen, parts
+    return todo, skipped, parts
 
 
 def _refuse_another_web(
