@@ -1,6 +1,5 @@
 """For traced rows the generator declined: what the Highly Relevant chosen documents copied."""
 import json, sys
-sys.path.insert(0, "/work/main/src")
 from judged_rag.core.asked import of_kind
 from judged_rag.core.conflicts import same_value
 cat = {json.loads(l)["id"]: json.loads(l) for l in open("hb2/eval-data-handbook.jsonl")}
