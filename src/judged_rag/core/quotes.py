@@ -72,16 +72,25 @@ def statement(text: str, copy: str) -> tuple[str, int] | None:
     holds it (an empty copy, one across lines, or one the document does not hold).
     """
     wanted = " ".join(copy.split()).casefold()
-    if not wanted:
-        return None
     for line in text.splitlines():
-        flat = " ".join(line.split())
-        if wanted not in flat.casefold():
-            continue
-        if not flat.startswith("|"):  # the line whole when the copy runs across sentences
-            flat = next((s for s in _SENTENCE.split(flat) if wanted in s.casefold()), flat)
-        return flat, flat.casefold().find(wanted)
+        found = sentences_holding(line, copy)
+        if found:
+            return found[0], found[0].casefold().find(wanted)
     return None
+
+
+def sentences_holding(line: str, copy: str) -> list[str]:
+    """The sentences of one line (a table row whole) holding `copy`, case and spacing aside.
+
+    The line whole when the copy runs across its sentences; none when it does not hold it.
+    """
+    wanted = " ".join(copy.split()).casefold()
+    flat = " ".join(line.split())
+    if not wanted or wanted not in flat.casefold():
+        return []
+    if flat.startswith("|"):
+        return [flat]
+    return [s for s in _SENTENCE.split(flat) if wanted in s.casefold()] or [flat]
 
 
 def statements(text: str) -> list[str]:
