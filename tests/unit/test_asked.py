@@ -211,6 +211,33 @@ def test_an_answer_citing_only_pages_about_something_else_is_not_accepted() -> N
     assert not events(out, "verify", "cited_elsewhere")
 
 
+def test_a_citation_is_not_repaired_to_a_page_about_something_else() -> None:
+    # The draft cites the Bugrai office's page for a figure only the Graider office's
+    # page states; re-pointing the citation there would cite a sibling office for it.
+    question = "How many bookable meeting rooms does the Bugrai office have?"
+    own = doc("Bugrai office", "There are 14 parking spaces for staff.")
+    sibling = doc("Graider office", "The office has 13 bookable meeting rooms.")
+    claim = "The Bugrai office has 13 bookable meeting rooms."
+    parts = Components(
+        chat_model=generator(f"{claim[:-1]} [1]."),
+        judge_model=judge_model(
+            quote("14 parking spaces", **{"14": 0.3, "NONE": 0.7}),
+            quote("13", **{"13": 0.95, "NONE": 0.05}),
+            verdict(False, 0.9, [claim]),
+            verdict(True, 0.9),  # what a check of the re-pointed draft would say
+            knows="B",
+        ),
+        retriever=scripted_retriever([own, sibling]),
+    )
+    out = run(parts, question, max_regenerations=0)
+    assert out["abstained"] is True and out["reason"] == "unsupported_claims"
+    failed = events(out, "verify", "citation_repair_failed")
+    assert failed and "bugrai" in failed[0]["why"]
+    assert not events(out, "verify", "citations_repaired")
+    # Two judgments, C_M, the draft and one check: the re-pointed draft is not read.
+    assert out["cost"]["llm_calls"] == 5
+
+
 def test_an_answer_giving_an_amount_for_how_many_is_regenerated() -> None:
     # The page states a budget beside the count; the first draft answers the count with
     # it, and the judge copied no number (it passed the page on another phrase).

@@ -15,7 +15,8 @@ held to it:
   the judge's agreeing copy when that states the measure asked in its unit). A draft
   restating the judge's quote of a document it does not cite, and none of those it
   cites, is cited to that document without a call; any other claim citing the wrong
-  document is re-pointed to the one that states it and checked once more; otherwise
+  document is re-pointed to the one that states it (unless that one is about something
+  else, `cited_elsewhere`) and checked once more; otherwise
   the answer is regenerated (at most `max_regenerations` times), then abstained from
   (`unsupported_claims`).
 
@@ -496,7 +497,9 @@ def _repair(
 
     A correct claim that cites the wrong document is a citation error, not a reason to
     regenerate or abstain. The repair is proposed by word overlap (`repair_citations`)
-    and kept only if the verifier then finds the repaired draft supported.
+    and kept only if the verifier then finds the repaired draft supported. A repair
+    citing only pages about something else (`cited_elsewhere`: "the Bugrai office has 13
+    meeting rooms" re-pointed to the Graider office's page) is not checked: not held.
 
     Returns:
         The draft, answer and citations to keep (empty: no repair held), with the cost
@@ -505,6 +508,14 @@ def _repair(
     knowledge = state.get("knowledge") or []
     draft, repairs = repair_citations(state.get("draft") or "", knowledge, unsupported)
     if not repairs:
+        return {}
+    proposed = [
+        {"claim": r.claim, "cited": list(r.cited), "to": r.to, "support": r.support}
+        for r in repairs
+    ]
+    if elsewhere := cited_elsewhere(state, draft, cfg):
+        # The page that states the figure is about another subject, year or version.
+        events.append(event("verify", "citation_repair_failed", repairs=proposed, why=elsewhere))
         return {}
     spent = {**state, "cost": add_costs(state.get("cost"), cost)}
     step = deps.step("verify", spent, config, cfg)
@@ -518,10 +529,7 @@ def _repair(
         event(
             "verify",
             "citations_repaired" if held else "citation_repair_failed",
-            repairs=[
-                {"claim": r.claim, "cited": list(r.cited), "to": r.to, "support": r.support}
-                for r in repairs
-            ],
+            repairs=proposed,
             unsupported_claims=check.unsupported_claims,
         )
     )
