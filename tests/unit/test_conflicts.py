@@ -216,6 +216,21 @@ def test_a_copy_of_another_fact_is_no_conflict() -> None:
     assert [v["value"] for v in conflict["values"]] == ["180 centimetres", "150 centimetres"]
 
 
+def test_for_a_measure_asked_only_copies_stating_it_are_values() -> None:
+    # Two release notes: the judge passed their version numbers for a mounting height.
+    old = state_doc("old", "[Context: dated 2023-02-09]\nFirmware 3.2 changes the timeout.")
+    new = state_doc("new", "[Context: dated 2024-07-18]\nFirmware 3.6 changes the timeout.")
+    knowledge = [old, new]
+    versions = {"old": highly("old", "3.2"), "new": highly("new", "3.6")}
+    height = "At what height should the DTRM be mounted?"
+    assert disagreement(knowledge, versions) is not None  # no measure asked: rivals
+    assert disagreement(knowledge, versions, height) is None
+    # Copies in the measure's unit still disagree.
+    heights = {"old": highly("old", "150 cm"), "new": highly("new", "180 cm")}
+    conflict = disagreement(knowledge, heights, height)
+    assert conflict is not None and [v["value"] for v in conflict["values"]] == ["180 cm", "150 cm"]
+
+
 def test_two_chunks_of_one_page_state_two_facts_unless_each_names_its_year() -> None:
     def page(doc_id: str, text: str, source: str = "kb/travel.md") -> Doc:
         return {

@@ -18,7 +18,11 @@ asked fact. Then:
   answer does.
 
 Only copies that can be two values of one fact count (`rivals`): numbers in the same
-unit, or two names neither of whose documents names the other. A judge that passed a
+unit, or two names neither of whose documents names the other; and for a question asking
+a measure ("At what height …?", `core.asked.measure_asked`), only copies stating it in
+its unit: the judge passed "3.6" and "3.2" from two firmware release notes for a mounting
+height no page states, and the generator, told the latest value holds, answered "3.6
+meters". A judge that passed a
 chunk stating another fact ("30 seconds" beside "180 centimetres" for a mounting height)
 has made an error, not found a disagreement; and a page that names both "Ostrel" and
 "Harnow Park" does not contradict one that names the city alone. Two chunks of one page
@@ -35,7 +39,7 @@ from __future__ import annotations
 
 import re
 
-from judged_rag.core.asked import pinned
+from judged_rag.core.asked import measure_asked, measures_stated, pinned
 from judged_rag.core.calendar import YEAR
 from judged_rag.core.documents import doc_date, split_note
 from judged_rag.core.quotes import (
@@ -159,6 +163,7 @@ def disagreement(
     `question`: what was asked (a year it names keeps the statements' years unread).
     """
     asks_then = bool(pinned(question))
+    measure = measure_asked(question)
     # Each value once (one copy holding the other, as whole words, is the same value),
     # with the dates of the documents stating it and where it is stated (the page, and
     # whether the statement names its year). A document that later replaces its own
@@ -178,6 +183,8 @@ def disagreement(
             values = [(update["value"], update["date"]), (copy, update["since"])]
             replaced.append((update["value"], copy))
         for value, date in values:
+            if measure is not None and measure not in measures_stated(value):
+                continue  # "3.6" from "firmware 3.6" is no height: no value of it
             group = next((g for g in groups if same_value(g[0]["value"], value)), None)
             if group is None:
                 group = (Stated(value=value, numbers=[number], date=None), [date], [])
