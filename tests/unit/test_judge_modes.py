@@ -11,7 +11,13 @@ from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
 from judged_rag.configuration import JUDGE_SIMILARITY_WEIGHTS, SRA_T_M, T_M_MEASURED
 from judged_rag.core.asked import worded_as_asked
-from judged_rag.core.quotes import grounded, quoted_within, subject_coverage, subject_terms
+from judged_rag.core.quotes import (
+    grounded,
+    names_subject,
+    quoted_within,
+    subject_coverage,
+    subject_terms,
+)
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
 from tests.fakes import (
@@ -276,6 +282,9 @@ def test_the_names_a_question_asks_about() -> None:
         ("Over what connection does the GFBC reach the network?", [["gfbc"]]),
         ("GFBC: how loud is it?", [["gfbc"]]),
         ("Dotis Tobi was born when?", [["dotis", "tobi"]]),
+        # Days and months are capitalised, but no page's subject.
+        ("What are the Saturday opening hours of the Graider office?", [["graider"]]),
+        ("What did Ulva Mills decide in March 2024?", [["ulva", "mills"]]),
     ],
 )
 def test_a_question_names_its_subjects_one_name_at_a_time(
@@ -284,6 +293,13 @@ def test_a_question_names_its_subjects_one_name_at_a_time(
     from judged_rag.core.quotes import subject_names
 
     assert subject_names(question) == names
+
+
+def test_a_sibling_page_saying_saturdays_does_not_name_the_office_asked_about() -> None:
+    question = "What are the Saturday opening hours of the Graider office?"
+    sibling = "Bugrai office\nOn Saturdays the office opens from 10:00 to 14:00."
+    assert not names_subject(question, "Bugrai office", sibling)
+    assert names_subject(question, "Graider office", "The office opens at 7:00.")
 
 
 def test_a_question_about_two_names_asks_each_document_for_one_of_them() -> None:

@@ -9,6 +9,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from judged_rag.core.calendar import MONTHS, WEEKDAYS
+
 
 def words(text: str) -> str:
     """The text as lower-case words without accents or punctuation, one space apart."""
@@ -209,6 +211,12 @@ NOT_NAMES = frozenset(
 )
 
 
+CALENDAR_NAMES = frozenset([*MONTHS, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)])
+"""Capitalised as names are, but no page's subject: "the Saturday opening hours of the
+Graider office" asks about the Graider office, and a sibling office's page saying "On
+Saturdays …" does not name it."""
+
+
 def subject_names(question: str) -> list[list[str]]:
     """The names a question is about, each as its folded words: runs of capitalised words.
 
@@ -219,7 +227,8 @@ def subject_names(question: str) -> list[list[str]]:
     was born when?" keeps "dotis"; "When was ..." drops "when"), and, standing alone, only
     when it is an abbreviation: a sentence capitalises any first word ("Above what cost
     ...", "Under which rule ..."), so a lone one is no name ("GPMG: how loud is it?"
-    keeps "gpmg"; "Napoleon was born when?" names nothing). "Which was founded
+    keeps "gpmg"; "Napoleon was born when?" names nothing). Days and months are no
+    names (`CALENDAR_NAMES`). "Which was founded
     first, Orkmere Marine or Talvik Freight?" gives [["orkmere", "marine"], ["talvik",
     "freight"]]; "Find the largest continent" gives [].
     """
@@ -243,7 +252,8 @@ def name_runs(question: str) -> list[tuple[list[str], int, int]]:
         if current and _RUN_BREAK.search(question, end, match.start()):
             runs.append((current, start, end))
             current, joining = [], []
-        if word[0].isupper() and folded and folded not in NOT_NAMES and not leading:
+        named = folded not in NOT_NAMES and folded not in CALENDAR_NAMES
+        if word[0].isupper() and folded and named and not leading:
             if not current:
                 start = match.start()
             current.extend(t for t in folded.split() if t not in current)
