@@ -1,5 +1,4 @@
 """The generator asked compound yes/no questions with and without the sentence the judge copied from. usage: python probe_hint.py INDEX"""
-"""Generator's R_R call with and without the sentence the judge copied from, per row."""
 import json, sys
 from langchain_core.messages import HumanMessage, SystemMessage
 from judged_rag.components import Components
