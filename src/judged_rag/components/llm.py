@@ -707,6 +707,25 @@ def read_short_answer(message: BaseMessage) -> ShortAnswer | None:
     return ShortAnswer(text=line.strip(), probabilities=probabilities)
 
 
+MAX_QUESTION_WORDS = 40
+"""The longest reply read as a rewritten question."""
+
+
+def read_question(message: BaseMessage) -> str | None:
+    """A question as the reply's first non-empty line, without quotes around it, or None.
+
+    A line that does not end with "?", or runs over `MAX_QUESTION_WORDS` words, is no
+    question (it is retried like any unreadable reply).
+    """
+    text = message_text(message)
+    line = next(
+        (part.strip().strip("\"'").strip() for part in text.splitlines() if part.strip()), ""
+    )
+    if not line.endswith("?") or len(line.split()) > MAX_QUESTION_WORDS:
+        return None
+    return line
+
+
 def message_text(message: BaseMessage) -> str:
     """The text of a message whatever shape its content has."""
     content = message.content

@@ -514,6 +514,14 @@ class Configuration:
     max_regenerations: int = _f(
         1, "Most regenerations after a failed verification.", ge=0, le=5, access="ceiling"
     )
+    value_question: bool = _f(
+        True,
+        "When the first draft declines a yes/no question that asks a value after it "
+        '("May I build up extra hours, and up to how many?"), rewrite the question as '
+        "the question for that value (one LLM call) and draft once more from the same "
+        "documents (one more); the verifier checks that draft like any other.",
+        access="research",
+    )
     t_r: float = _f(
         0.4,
         "T_R: retrieval is trusted when the best composite score S_max reaches it.",

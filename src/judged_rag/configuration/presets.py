@@ -47,5 +47,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_knowledge": 3,
         "max_regenerations": 0,
         "hop_questions": "off",
+        "value_question": False,
     },
 }

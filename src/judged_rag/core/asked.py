@@ -199,6 +199,32 @@ def _last_clause(question: str) -> str:
     return parts[-1] if len(parts) > 1 else question
 
 
+YES_NO_OPENING = re.compile(
+    r"^\W*(?:can|could|may|might|am|is|are|was|were|do|does|did|should|must|will|would|"
+    r"has|have|had)\b",
+    re.IGNORECASE,
+)
+_VALUE_CLAUSE = re.compile(
+    r",?\s+(?:and|or)\s+((?:(?:up\s+to|for|from|by|in|at|to|within|after|until)\s+)?"
+    r"(?:how|what|which|when|where|who|whom)\b.*)$",
+    re.IGNORECASE,
+)
+
+
+def value_clause(question: str) -> str | None:
+    """The clause of a yes/no question that asks a value after it, or None.
+
+    "May I build up extra hours, and up to how many?" gives "up to how many?"; "Am I
+    allowed to book any hotel, or what is the nightly limit?" gives "what is the nightly
+    limit?". A question that does not open as a yes/no question, or asks nothing after
+    it, gives None.
+    """
+    if not YES_NO_OPENING.match(question):
+        return None
+    found = _VALUE_CLAUSE.search(question)
+    return found.group(1).strip() if found else None
+
+
 MEASURES: dict[str, re.Pattern[str]] = {
     "sound": re.compile(r"\bhow\s+loud\b|\bloudness\b|\b(?:noise|sound)\s+level\b", re.I),
     "mass": re.compile(r"\bhow\s+heavy\b|\bweigh(?:s|t)?\b|\bmass\b", re.I),

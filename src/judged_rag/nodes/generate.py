@@ -12,14 +12,17 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.components.llm import Reply, read_question
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
+from judged_rag.core.asked import value_clause
 from judged_rag.core.budget import calls_left, kept
 from judged_rag.core.citations import (
     LETTERS,
     chosen_option,
     citations_for,
     cited_numbers,
+    declines,
     without_citations,
 )
 from judged_rag.core.conflicts import dated
@@ -28,7 +31,7 @@ from judged_rag.core.judgments import alternatives_asked, quote_stated
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
-from judged_rag.state import Doc, State, TraceEvent
+from judged_rag.state import Cost, Doc, State, TraceEvent, add_costs
 
 
 def generate(
@@ -51,10 +54,19 @@ def generate(
         return {**nothing, "trace": [event("generate", "budget", exhausted=step.exhausted)]}
     outcome = step.text([SystemMessage(system), HumanMessage(user)])
     events = outcome.events
+    cost = outcome.cost
     if outcome.value is None:
-        return {**nothing, "cost": outcome.cost, "trace": events}
+        return {**nothing, "cost": cost, "trace": events}
     text = outcome.value.text.strip()
-    if outcome.value.cut:
+    reply = outcome.value
+    if declines(text) and not closed and knowledge:
+        again = _value_asked(state, config, cfg, deps, knowledge, system, cost)
+        if again is not None:
+            cost, more, second = again
+            events.extend(more)
+            if second is not None:  # else the first draft stands
+                reply, text = second, second.text.strip()
+    if reply.cut:
         # The answer's token limit or the end of the context: it may stop mid-sentence.
         events.append(
             event(
@@ -62,7 +74,7 @@ def generate(
                 "cut",
                 why="the reply reached the token limit or the end of the model's context",
                 max_answer_tokens=cfg.max_answer_tokens,
-                output_tokens=outcome.cost["output_tokens"],
+                output_tokens=cost["output_tokens"],
             )
         )
     if not without_citations(text).strip(" \t\n.,;:()[]"):
@@ -79,27 +91,93 @@ def generate(
             default=quoted or "",
         )
         if quoted is None:
-            return {**nothing, "cost": outcome.cost, "trace": [*events, empty]}
+            return {**nothing, "cost": cost, "trace": [*events, empty]}
         events.append(empty)
         events.append(event("generate", "quoted", answer=quoted[:120]))
         text = quoted
     options = (state.get("options") or []) if closed else []
     answered = _answered(text, knowledge, options, basis=basis, events=events)
-    return {**answered, "cost": outcome.cost, "trace": events}
+    return {**answered, "cost": cost, "trace": events}
 
 
-def _user_prompt(state: State, cfg: Configuration, knowledge: list[Doc], *, closed: bool) -> str:
+def _value_asked(
+    state: State,
+    config: RunnableConfig,
+    cfg: Configuration,
+    deps: NodeDeps,
+    knowledge: list[Doc],
+    system: str,
+    cost: Cost,
+) -> tuple[Cost, list[TraceEvent], Reply | None] | None:
+    """A second draft for the value a yes/no question asks after it, the first declined.
+
+    "May I build up extra hours, and up to how many?": beside a page stating "at most 40
+    hours" the bundled generator declines it, also split in two, also with the judge's
+    sentence shown, and answers "How many extra hours can I build up?". One call
+    rewrites the question as the question for the value (`prompt.VALUE_QUESTION`), one
+    drafts from the same documents with it; the verifier checks that draft like any
+    other. Only for a question `core.asked.value_clause` reads, with calls left for both
+    and the verification. None when it does not apply; else the cost of all the calls,
+    their events, and the second draft (None when no question was read or a call
+    failed: the first draft stands).
+    """
+    question = hops.resolved(state["question"], state.get("hop"))
+    if not cfg.value_question or value_clause(question) is None:
+        return None
+    spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+    left = calls_left(spent, cfg) - kept(cfg, "verification")
+    if left < 2:
+        skipped = event("generate", "budget", exhausted="llm_calls", stops="value_question")
+        return cost, [skipped], None
+    step = deps.step("generate", spent, config, cfg, calls=left - 1)
+    if step.exhausted:
+        skipped = event("generate", "budget", exhausted=step.exhausted, stops="value_question")
+        return cost, [skipped], None
+    asked = step.reading(
+        [SystemMessage(prompt.VALUE_QUESTION), HumanMessage(question)],
+        read_question,
+        max_tokens=prompt.VALUE_QUESTION_MAX_TOKENS,
+        default=None,
+    )
+    cost = add_costs(cost, asked.cost)
+    events = list(asked.events)
+    spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+    left = calls_left(spent, cfg) - kept(cfg, "verification")
+    if asked.value is None or left < 1:
+        why = "no question read" if asked.value is None else "no call left for the draft"
+        events.append(event("generate", "value_question_skipped", why=why))
+        return cost, events, None
+    user = _user_prompt(state, cfg, knowledge, closed=False, question=asked.value)
+    step = deps.step("generate", spent, config, cfg, calls=left, model="generator")
+    if step.exhausted:
+        events.append(event("generate", "budget", exhausted=step.exhausted, stops="value_question"))
+        return cost, events, None
+    second = step.text([SystemMessage(system), HumanMessage(user)])
+    events.append(event("generate", "value_question", asked=asked.value))
+    events.extend(second.events)
+    return add_costs(cost, second.cost), events, second.value
+
+
+def _user_prompt(
+    state: State,
+    cfg: Configuration,
+    knowledge: list[Doc],
+    *,
+    closed: bool,
+    question: str | None = None,
+) -> str:
     """The question with its numbered documents, options, alternatives and feedback.
 
     Alternatives are named for an open question with documents: a choice between names
     rests on each one's fact, each from its own document. Feedback is the verifier's
-    unsupported claims, for a regenerated answer.
+    unsupported claims, for a regenerated answer. `question` stands for the run's
+    question (its value question, `_value_asked`).
     """
     options = state.get("options") or []
     listed = "".join(f"\n{LETTERS[i]}. {o}" for i, o in enumerate(options))
     user = prompt.USER.format(
         documents=numbered(knowledge),
-        question=hops.resolved(state["question"], state.get("hop")),
+        question=question or hops.resolved(state["question"], state.get("hop")),
         options=f"\nOptions:{listed}" if listed else "",
     )
     alternatives = alternatives_asked(state, cfg)
