@@ -1,7 +1,9 @@
 """generate: the answer, with numbered citations to the combined knowledge.
 
 Closed-ended tasks choose one option; with no knowledge the model answers from its own
-knowledge and the trace says so. This is the only call whose tokens stream.
+knowledge and the trace says so. The drafts are the only calls whose tokens stream: the
+answer, and after a declined yes/no question that asks a value, its second draft
+(`_value_asked`; the rewrite of the question between them does not stream).
 """
 
 from __future__ import annotations
