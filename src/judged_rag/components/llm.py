@@ -691,7 +691,7 @@ def read_short_answer(message: BaseMessage) -> ShortAnswer | None:
     line (blank lines) and from its end on are left out.
     """
     text = message_text(message)
-    line = next((part for part in text.splitlines() if part.strip()), "")
+    line = first_line(text)
     if not line.strip():
         return None
     start = text.index(line)
@@ -717,13 +717,15 @@ def read_question(message: BaseMessage) -> str | None:
     A line that does not end with "?", or runs over `MAX_QUESTION_WORDS` words, is no
     question (it is retried like any unreadable reply).
     """
-    text = message_text(message)
-    line = next(
-        (part.strip().strip("\"'").strip() for part in text.splitlines() if part.strip()), ""
-    )
+    line = first_line(message_text(message)).strip().strip("\"'").strip()
     if not line.endswith("?") or len(line.split()) > MAX_QUESTION_WORDS:
         return None
     return line
+
+
+def first_line(text: str) -> str:
+    """The text's first line holding more than white space, as written ("" if none)."""
+    return next((part for part in text.splitlines() if part.strip()), "")
 
 
 def message_text(message: BaseMessage) -> str:

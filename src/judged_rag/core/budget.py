@@ -17,6 +17,7 @@ import time
 from typing import Any, Literal
 
 from judged_rag.configuration import Configuration
+from judged_rag.state import Cost, add_costs
 
 Reserve = Literal["rewrite", "self_check", "answer", "verification"]
 """A step whose call is kept back: a further round's rewrite, SRA's C_M, the answer, and
@@ -35,6 +36,11 @@ def _count(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value if value >= 0 else None
+
+
+def charged(state: Any, cost: Cost) -> dict[str, Any]:
+    """The state as the budget sees it: what the run spent before, and `cost` since."""
+    return {**state, "cost": add_costs(state.get("cost"), cost)}
 
 
 def calls_left(state: Any, cfg: Configuration) -> int:

@@ -21,7 +21,7 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, calls_left, exhausted, kept, rounds_left
+from judged_rag.core.budget import ANSWERING, calls_left, charged, exhausted, kept, rounds_left
 from judged_rag.core.documents import doc_date, numbered
 from judged_rag.core.judgments import (
     LABELS,
@@ -37,7 +37,7 @@ from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import assess as prompt
 from judged_rag.schemas import SupportCheck
-from judged_rag.state import Cost, Hop, Judgment, State, TraceEvent, add_costs, zero_cost
+from judged_rag.state import Cost, Hop, Judgment, State, TraceEvent, zero_cost
 
 STALL_MARGIN = 0.05
 """How much a round must raise the best document score to count as progress: a better
@@ -332,7 +332,7 @@ def _update(
     pending: list[str],
 ) -> dict[str, Any]:
     """The join's verdict, cost and trace, and whether the budget still allows a rewrite."""
-    after = {**state, "cost": add_costs(state.get("cost"), cost)}
+    after = charged(state, cost)
     out_of_budget = exhausted(after, cfg, keep=(*ANSWERING, "rewrite"))
     if out_of_budget:
         events.append(event("assess", "budget", exhausted=out_of_budget, stops="the rewrite loop"))

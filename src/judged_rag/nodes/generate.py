@@ -18,7 +18,7 @@ from judged_rag.components.llm import Reply, read_question
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.asked import value_clause
-from judged_rag.core.budget import calls_left, kept
+from judged_rag.core.budget import calls_left, charged, kept
 from judged_rag.core.citations import (
     LETTERS,
     chosen_option,
@@ -126,7 +126,7 @@ def _value_asked(
     question = hops.resolved(state["question"], state.get("hop"))
     if not cfg.value_question or value_clause(question) is None:
         return None
-    spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+    spent = charged(state, cost)
     left = calls_left(spent, cfg) - kept(cfg, "verification")
     if left < 2:
         skipped = event("generate", "budget", exhausted="llm_calls", stops="value_question")
@@ -143,7 +143,7 @@ def _value_asked(
     )
     cost = add_costs(cost, asked.cost)
     events = list(asked.events)
-    spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+    spent = charged(state, cost)
     left = calls_left(spent, cfg) - kept(cfg, "verification")
     if asked.value is None or left < 1:
         why = "no question read" if asked.value is None else "no call left for the draft"

@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, rounds_left
+from judged_rag.core.budget import ANSWERING, charged, rounds_left
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, uncovered
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps, preceded
@@ -288,7 +288,7 @@ def _replacing(
     cost: Cost = zero_cost()
     events: list[TraceEvent] = []
     for missing in unaligned:
-        spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+        spent = charged(state, cost)
         step = deps.step("rewrite", spent, config, cfg, keep=ANSWERING)
         if step.exhausted:
             events.append(event("rewrite", "budget", exhausted=step.exhausted))

@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.components.llm import Outcome
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import ANSWERING, exhausted
+from judged_rag.core.budget import ANSWERING, charged, exhausted
 from judged_rag.core.documents import numbered
 from judged_rag.core.judgments import latest_judgments
 from judged_rag.core.selection import picks, rerank, windows
@@ -63,7 +63,7 @@ def select(
     cost: Cost = zero_cost()
     for number, window in enumerate(windows(ranked, cfg.selection_window)):
         pool = rerank([*(docs[i] for i in chosen), *window], judged)
-        picked = _from_window(_spent(state, cost), config, cfg, deps, pool, number, events)
+        picked = _from_window(charged(state, cost), config, cfg, deps, pool, number, events)
         if picked is None:
             break  # the budget is spent: the selection stops where it is
         chosen, window_cost = picked
@@ -75,14 +75,14 @@ def select(
         events.append(event("select", "unchanged", selected=chosen))
     elif chosen:
         supporting = [docs[i] for i in chosen]
-        verdict = _verify(_spent(state, cost), config, cfg, deps, supporting, events)
+        verdict = _verify(charged(state, cost), config, cfg, deps, supporting, events)
         if verdict is not None:
             events.extend(verdict.events)
             cost, sufficient = add_costs(cost, verdict.cost), verdict.value.sufficient
     events.append(
         event("select", "verified", iteration=iteration, selected=chosen, sufficient=sufficient)
     )
-    out_of_budget = exhausted(_spent(state, cost), cfg, keep=(*ANSWERING, "rewrite"))
+    out_of_budget = exhausted(charged(state, cost), cfg, keep=(*ANSWERING, "rewrite"))
     if out_of_budget:
         events.append(event("select", "budget", exhausted=out_of_budget, stops="the rewrite loop"))
     return {
@@ -160,8 +160,3 @@ def _verify(
         [SystemMessage(prompt.VERIFY_SYSTEM), HumanMessage(user)],
         default=SupportCheck(sufficient=False),
     )
-
-
-def _spent(state: State, cost: Cost) -> dict[str, Any]:
-    """The state as the budget sees it: what the run spent before, and `cost` since."""
-    return {**state, "cost": add_costs(state.get("cost"), cost)}

@@ -35,7 +35,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.asked import measure_asked, measures_stated, other_measure, unpinned
-from judged_rag.core.budget import exhausted
+from judged_rag.core.budget import charged, exhausted
 from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
@@ -248,7 +248,7 @@ def _rejected(
     still holds the generation and its verification; without the budget, abstain.
     """
     regenerations = state.get("regenerations", 0)
-    after = {**state, "cost": add_costs(state.get("cost"), cost)}
+    after = charged(state, cost)
     why = exhausted(after, cfg, keep=("verification",))
     if regenerations < cfg.max_regenerations and why:
         events.append(event("verify", "budget", exhausted=why, stops="regeneration"))
@@ -517,7 +517,7 @@ def _repair(
         # The page that states the figure is about another subject, year or version.
         events.append(event("verify", "citation_repair_failed", repairs=proposed, why=elsewhere))
         return {}
-    spent = {**state, "cost": add_costs(state.get("cost"), cost)}
+    spent = charged(state, cost)
     step = deps.step("verify", spent, config, cfg)
     if step.exhausted:
         events.append(event("verify", "budget", exhausted=step.exhausted, stops="citation repair"))
