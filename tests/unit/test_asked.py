@@ -8,7 +8,14 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from judged_rag import Components, build_graph
-from judged_rag.core.asked import asks_quantity, asks_time, names_pinned, of_kind, pinned
+from judged_rag.core.asked import (
+    asks_quantity,
+    asks_time,
+    measure_mismatch,
+    names_pinned,
+    of_kind,
+    pinned,
+)
 from tests.fakes import doc, events, generator, judge_model, quote, scripted_retriever, verdict
 
 
@@ -52,6 +59,14 @@ def test_the_form_of_a_question(question: str, quantity: bool, time: bool) -> No
         ("How high is the fee?", "40 euros", True),  # money is no measure it knows
         ("How high is the maximum temperature?", "45 °C", True),  # two measures asked
         ("What is the minimum password length?", "12 characters", True),
+        # A time is no height, weight or power; it may give a length ("a 10-minute walk").
+        ("At what height should the DTRM be mounted?", "30 seconds", False),
+        ("How much power does the TPMG draw in standby?", "8 hours", False),
+        ("How much power does the TPMG draw in standby?", "4 W", True),
+        ("How heavy is the unit?", "1.5 kg after 2 years", True),
+        ("What is the length of the flight to Oslo?", "8 hours", True),
+        ("How far is the office from the station?", "10 minutes on foot", True),
+        ("How many days of leave do I get?", "25 days", True),
         # A unit per unit of time is a rate: a length per second is a speed.
         ("What is the speed of light?", "299,792 kilometres per second", True),
         ("What is the speed of the belt?", "2 metres", False),
@@ -106,6 +121,26 @@ def test_a_copy_of_another_years_figure_is_no_support() -> None:
     # The judge's copy is kept as the bridge, but the label is not Highly Relevant.
     assert judged["label"] == "somewhat_relevant" and judged["evidence"] == "190"
     assert out["abstained"] is True
+
+
+def test_a_copy_giving_a_time_for_a_height_is_no_support() -> None:
+    chunk = doc(
+        "DTRM manual",
+        "The DTRM starts 30 seconds after it is switched on. Mount it 1.8 m above the floor.",
+        similarity=0.8,
+    )
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(quote("30 seconds", **{"30": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([chunk]),
+    )
+    out = run(parts, "At what height should the DTRM be mounted?")
+    judged = next(e["detail"] for e in out["trace"] if e["event"] == "judged")
+    assert judged["label"] == "somewhat_relevant" and judged["evidence"] == "30 seconds"
+    assert out["abstained"] is True
+    assert measure_mismatch("At what height should the DTRM be mounted?", "30 seconds") == (
+        "a time value, but the question asks for length"
+    )
 
 
 def grounding_run(chunk: str, question: str, **settings: Any) -> dict[str, Any]:

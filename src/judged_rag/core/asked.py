@@ -234,7 +234,10 @@ MEASURES: dict[str, re.Pattern[str]] = {
     ),
     "temperature": re.compile(r"\btemperature\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
     "speed": re.compile(r"\bhow\s+fast\b|\bspeed\b", re.I),
-    "power": re.compile(r"\bwattage\b|\bpower\s+(?:consumption|draw|rating|use)\b", re.I),
+    "power": re.compile(
+        r"\bwattage\b|\bhow\s+much\s+power\b|\bpower\s+(?:consumption|draw|rating|use)\b",
+        re.I,
+    ),
     "voltage": re.compile(r"\bvoltage\b", re.I),
 }
 """What a question asks to be measured, by its words ("how long" is left out: a time or
@@ -282,6 +285,17 @@ TIME_UNITS = frozenset(
 )
 """Units of time a rate is given per ("kilometres per second", "km/h" written "km / h")."""
 
+DURATIONS = TIME_UNITS | frozenset(
+    ["secs", "mins", "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years"]
+)
+"""Units a time is stated in: "30 seconds" measures no height, weight or power.
+
+They are kept out of `UNITS`: "How many days …?" asks a count, and "25 days" answers it.
+"""
+
+_TIME_FITS = re.compile(r"\b(?:length|distance|how\s+far)\b", re.I)
+"""A length a time may give: "the flight's length", "how far" ("a ten-minute walk")."""
+
 
 def measure_asked(question: str) -> str | None:
     """What the question asks to be measured, or None (none, or several at once)."""
@@ -292,12 +306,14 @@ def measure_asked(question: str) -> str | None:
 def measures_stated(copy: str) -> set[str]:
     """What the units right after the copy's numbers measure ("25 decibels": sound).
 
-    A unit given per another is a rate: a length per unit of time is a speed
-    ("299,792 kilometres per second"); any other rate measures none of `MEASURES`.
+    A time is stated as "time" ("30 seconds"), a measure no question asks. A unit given
+    per another is a rate: a length per unit of time is a speed ("299,792 kilometres per
+    second"); any other rate measures none of `MEASURES`.
     """
     stated: set[str] = set()
     for m in _UNIT.finditer(copy):
-        unit = UNITS.get("".join(m.group(1).lower().split()))
+        word = "".join(m.group(1).lower().split())
+        unit = UNITS.get(word) or ("time" if word in DURATIONS else None)
         per = m.group(2)
         if per is not None:
             unit = "speed" if unit == "length" and per.lower() in TIME_UNITS else None
@@ -351,9 +367,25 @@ def other_measure(question: str, text: str) -> tuple[str, str] | None:
         return ("count", ", ".join(sorted(measured))) if measured else None
     asked = measure_asked(question)
     stated = measures_stated(text) if asked else set()
+    if asked == "length" and _TIME_FITS.search(_last_clause(question)):
+        stated.discard("time")
     if asked is None or not stated or asked in stated:
         return None
     return asked, ", ".join(sorted(stated))
+
+
+def measure_mismatch(question: str, text: str) -> str | None:
+    """What `other_measure` finds, in words, or None.
+
+    "a time value, but the question asks for length"; for a count, "a money value, but
+    the question asks how many".
+    """
+    found = other_measure(question, text)
+    if found is None:
+        return None
+    asked, stated = found
+    asks = "how many" if asked == "count" else f"for {asked}"
+    return f"a {stated} value, but the question asks {asks}"
 
 
 def of_kind(question: str, copy: str) -> bool:

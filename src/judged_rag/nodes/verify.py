@@ -34,7 +34,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import measure_asked, measures_stated, other_measure, unpinned
+from judged_rag.core.asked import measure_asked, measure_mismatch, measures_stated, unpinned
 from judged_rag.core.budget import charged, exhausted
 from judged_rag.core.citations import (
     citations_for,
@@ -226,12 +226,8 @@ def other_measured(question: str, draft: str) -> str | None:
     floor [1]": the page states it, so the verifier's LLM finds it supported, but it is
     the page's next fact (`core.asked.other_measure`; no LLM call).
     """
-    found = other_measure(question, without_citations(draft))
-    if found is None:
-        return None
-    asked, stated = found
-    asks = "how many" if asked == "count" else f"for {asked}"
-    return f"the answer gives a {stated} value, but the question asks {asks}"
+    found = measure_mismatch(question, without_citations(draft))
+    return f"the answer gives {found}" if found else None
 
 
 def _rejected(

@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from judged_rag.components.llm import Extraction, read_extraction
 from judged_rag.configuration import Configuration
-from judged_rag.core.asked import names_pinned, of_kind, pinned, worded_as_asked
+from judged_rag.core.asked import measure_mismatch, names_pinned, of_kind, pinned, worded_as_asked
 from judged_rag.core.comparison import compared
 from judged_rag.core.conflicts import comparable, name_like, same_value
 from judged_rag.core.documents import titled, undated
@@ -179,7 +179,9 @@ def _in_form(judgment: Judgment, question: str, doc: Doc) -> Judgment:
     """
     if judgment["label"] != "highly_relevant" or not judgment["evidence"]:
         return judgment
-    if not of_kind(question, judgment["evidence"]):
+    if measured := measure_mismatch(question, judgment["evidence"]):
+        why = f"the copy gives {measured}"
+    elif not of_kind(question, judgment["evidence"]):
         why = "the copy is not a quantity or a time, which the question asks for"
     elif not names_pinned(question, doc["content"]):
         why = (
