@@ -109,37 +109,44 @@ def run(parts: Components, question: str, **settings: Any) -> dict[str, Any]:
     return graph.invoke({"question": question}, config)  # type: ignore[arg-type,return-value]
 
 
-def test_a_copy_of_another_years_figure_is_no_support() -> None:
-    chunk = doc("count", "In 2022 the brewery had 190 employees.", similarity=0.8)
+@pytest.mark.parametrize(
+    ("question", "text", "copy"),
+    [
+        # A figure of another year than the one asked.
+        (
+            "How many employees did the brewery have in 2015?",
+            "In 2022 the brewery had 190 employees.",
+            "190",
+        ),
+        # A time where a height is asked.
+        (
+            "At what height should the DTRM be mounted?",
+            "The DTRM starts 30 seconds after it is switched on. Mount it 1.8 m above the floor.",
+            "30 seconds",
+        ),
+    ],
+)
+def test_a_copy_not_of_the_form_asked_is_no_support(question: str, text: str, copy: str) -> None:
     parts = Components(
         chat_model=generator("I don't know."),
-        judge_model=judge_model(quote("190", **{"190": 0.95, "NONE": 0.05}), knows="B"),
-        retriever=scripted_retriever([chunk]),
+        judge_model=judge_model(quote(copy, **{copy.split()[0]: 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([doc("page", text, similarity=0.8)]),
     )
-    out = run(parts, "How many employees did the brewery have in 2015?")
+    out = run(parts, question)
     judged = next(e["detail"] for e in out["trace"] if e["event"] == "judged")
     # The judge's copy is kept as the bridge, but the label is not Highly Relevant.
-    assert judged["label"] == "somewhat_relevant" and judged["evidence"] == "190"
+    assert judged["label"] == "somewhat_relevant" and judged["evidence"] == copy
     assert out["abstained"] is True
 
 
-def test_a_copy_giving_a_time_for_a_height_is_no_support() -> None:
-    chunk = doc(
-        "DTRM manual",
-        "The DTRM starts 30 seconds after it is switched on. Mount it 1.8 m above the floor.",
-        similarity=0.8,
-    )
-    parts = Components(
-        chat_model=generator("I don't know."),
-        judge_model=judge_model(quote("30 seconds", **{"30": 0.95, "NONE": 0.05}), knows="B"),
-        retriever=scripted_retriever([chunk]),
-    )
-    out = run(parts, "At what height should the DTRM be mounted?")
-    judged = next(e["detail"] for e in out["trace"] if e["event"] == "judged")
-    assert judged["label"] == "somewhat_relevant" and judged["evidence"] == "30 seconds"
-    assert out["abstained"] is True
-    assert measure_mismatch("At what height should the DTRM be mounted?", "30 seconds") == (
+def test_a_measure_mismatch_says_what_is_given_and_what_is_asked() -> None:
+    question = "At what height should the DTRM be mounted?"
+    assert measure_mismatch(question, "30 seconds") == (
         "a time value, but the question asks for length"
+    )
+    assert measure_mismatch(question, "1.8 m") is None
+    assert measure_mismatch("How many desks are there?", "40 euros") == (
+        "a money value, but the question asks how many"
     )
 
 
