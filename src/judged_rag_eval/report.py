@@ -84,7 +84,7 @@ def render_markdown(summary: Summary, plots: Mapping[str, Path]) -> str:
         lines.append("")
         lines.append(f"- Command: `{entry.get('command') or '(API)'}`")
         lines.append(
-            f"- Started {entry.get('started')}, updated {entry.get('updated')}; "
+            f"- Started {entry.get('started')}, last invoked {entry.get('updated')}; "
             f"seed {entry['fingerprint']['seed']}, limit {entry.get('limit')}"
         )
         counts = entry.get("data_counts") or {}
