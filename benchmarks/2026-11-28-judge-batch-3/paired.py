@@ -1,6 +1,6 @@
-"""pair.py A/results.jsonl B/results.jsonl [--system judged]: correctness, abstention, calls; paired counts and exact McNemar p."""
-import json, sys, statistics, math
-def load(p, system='judged'):
+"""paired.py A/results.jsonl B/results.jsonl (the system from $SYSTEM, judged if unset): correctness, abstention, calls; paired counts and exact McNemar p."""
+import json, os, sys, statistics, math
+def load(p, system=os.environ.get('SYSTEM', 'judged')):
     return {r['item_id']: r for r in map(json.loads, open(p)) if r['system'] == system}
 def good(r): return r['abstention_correct'] if r['must_abstain'] else r['correct']
 def summ(name, rs):
