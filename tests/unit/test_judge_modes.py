@@ -20,6 +20,7 @@ from judged_rag.core.quotes import (
 )
 from judged_rag.nodes.judge import judge_score, letter_label
 from judged_rag.nodes.step import NodeDeps
+from judged_rag.nodes.verify import sourced
 from tests.fakes import (
     components,
     doc,
@@ -742,6 +743,55 @@ def test_other_answers_still_go_to_the_verifier() -> None:
     # And the shortcut can be switched off.
     out = _quoted_run("Apollo 11 landed on 20 July 1969 [1].", verdict(), verify_quotes=False)
     assert "by" not in verify_events(out)[0] and out["cost"]["llm_calls"] == 5
+
+
+def test_an_uncited_answer_is_cited_to_the_documents_whose_quote_it_restates() -> None:
+    # The verifier reads an uncited draft against all the knowledge; accepted, it is
+    # given with the citation of the document the judge quoted its value from.
+    out = _quoted_run("Apollo 11 landed on 20 July 1969.", verdict())
+    assert not out["abstained"]
+    assert out["answer"] == "Apollo 11 landed on 20 July 1969. [1]"
+    assert [c["doc_id"] for c in out["citations"]] == ["apollo"]
+    cited = [e["detail"] for e in out["trace"] if e["event"] == "cited_by_quote"]
+    assert cited == [{"documents": [1]}]
+    assert out["cost"]["llm_calls"] == 5  # the verifier still read it
+    # An accepted answer restating no quote keeps its text: nothing to cite it to.
+    out = _quoted_run("Apollo 11 landed in the summer.", verdict())
+    assert out["answer"] == "Apollo 11 landed in the summer." and out["citations"] == []
+    assert not [e for e in out["trace"] if e["event"] == "cited_by_quote"]
+
+
+def test_an_uncited_answer_giving_disagreeing_values_is_cited_to_their_documents() -> None:
+    def known(doc_id: str, content: str) -> dict[str, Any]:
+        return {"id": doc_id, "content": content, "title": doc_id, "source": doc_id}
+
+    older = known("old", "Release 4.4: the default screen timeout is 5 minutes.")
+    newer = known("new", "Release 4.8: the default screen timeout is now 3 minutes.")
+    other = known("other", "The unit is mounted 2 metres above the floor.")
+    state: dict[str, Any] = {
+        "question": "What is the default screen timeout?",
+        "knowledge": [older, other, newer],
+        "judgments": [],
+        "draft": "The default screen timeout is 3 minutes; it was 5 minutes before.",
+        "conflict": {
+            "kind": "dated",
+            "values": [
+                {"value": "3 minutes", "numbers": [3], "date": "2025-03-05"},
+                {"value": "5 minutes", "numbers": [1], "date": "2024-11-09"},
+            ],
+        },
+    }
+    accepted = {"verdict": "accept", "basis": "retrieval", "trace": []}
+    out = sourced(state, accepted)
+    assert out["answer"].endswith(" [1][3]")
+    assert [c["doc_id"] for c in out["citations"]] == ["old", "new"]
+    # Left alone: a draft that cites, an answer from the model, an abstention.
+    cited = {**state, "draft": "The default screen timeout is 3 minutes [3]."}
+    assert sourced(cited, accepted) == accepted
+    model = {**accepted, "basis": "model"}
+    assert sourced(state, model) == model
+    abstained = {**accepted, "verdict": "abstain"}
+    assert sourced(state, abstained) == abstained
 
 
 def test_a_quote_from_a_document_the_judge_did_not_pass_goes_to_the_verifier() -> None:

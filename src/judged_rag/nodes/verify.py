@@ -19,6 +19,9 @@ held to it:
   else, `cited_elsewhere`) and checked once more; otherwise
   the answer is regenerated (at most `max_regenerations` times), then abstained from
   (`unsupported_claims`).
+- An accepted answer from documents that cites none is cited to the documents whose
+  judge's quote it restates, or whose disputed value it gives (`sourced`): every answer
+  from documents says which.
 
 `finish` then turns the verdict into the run's output.
 """
@@ -71,6 +74,43 @@ def verify(
     state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
 ) -> dict[str, Any]:
     """Check the draft, then accept it, ask for another, or abstain."""
+    return sourced(state, _verdict(state, config, runtime, deps=deps))
+
+
+def sourced(state: State, update: dict[str, Any]) -> dict[str, Any]:
+    """An accepted answer from documents that cites none, cited to those it restates.
+
+    The generator sometimes names its sources in words ("the latest dated document, the
+    firmware 4.8 release notes, …") or not at all; the verifier then reads the draft
+    against all the knowledge. Accepted so, the answer would be given with no citation.
+    Its citations are then the documents whose judge's quote it restates (the test of
+    `restated_quotes`) and, when documents disagree, those stating a value it gives;
+    their marks follow its text (recorded). Unchanged when it cites something, rests on
+    the model, or restates nothing a document was judged to state.
+    """
+    if update.get("verdict") != "accept" or update.get("basis") not in ("retrieval", "combined"):
+        return update
+    draft = update.get("draft", state.get("draft")) or ""
+    knowledge = state.get("knowledge") or []
+    if not draft or not knowledge or cited_numbers(draft):
+        return update
+    text = without_citations(draft)
+    numbers = {f["document"] for f in _restated(state, draft, list(range(1, len(knowledge) + 1)))}
+    conflict = state.get("conflict")
+    for stated in conflict["values"] if conflict else []:
+        if grounded(stated["value"], text):
+            numbers.update(n for n in stated["numbers"] if 1 <= n <= len(knowledge))
+    if not numbers:
+        return update
+    marks = "".join(f"[{n}]" for n in sorted(numbers))
+    trace = [*update.get("trace", []), event("verify", "cited_by_quote", documents=sorted(numbers))]
+    return {**update, **_redrafted(state, f"{draft.strip()} {marks}"), "trace": trace}
+
+
+def _verdict(
+    state: State, config: RunnableConfig, runtime: Runtime[Any], *, deps: NodeDeps
+) -> dict[str, Any]:
+    """The verifier's decision on the draft, before `sourced`."""
     cfg = deps.configuration(config, runtime)
     draft = state.get("draft") or ""
     basis: Basis = state.get("basis") or "none"
