@@ -38,6 +38,11 @@ def without_citations(text: str) -> str:
     return _CITATION.sub(" ", text)
 
 
+def marked(text: str, numbers: list[int]) -> str:
+    """The text with citation marks for `numbers` after it: "… 1969. [1][3]"."""
+    return f"{text.strip()} " + "".join(f"[{n}]" for n in numbers)
+
+
 def cited_numbers(text: str) -> list[int]:
     """Citation numbers in order of first use: [1], [2, 3], [1][4], "document 2".
 

@@ -43,6 +43,7 @@ from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
     declines,
+    marked,
     repair_citations,
     without_citations,
 )
@@ -102,9 +103,9 @@ def sourced(state: State, update: dict[str, Any]) -> dict[str, Any]:
             numbers.update(n for n in stated["numbers"] if 1 <= n <= len(knowledge))
     if not numbers:
         return update
-    marks = "".join(f"[{n}]" for n in sorted(numbers))
-    trace = [*update.get("trace", []), event("verify", "cited_by_quote", documents=sorted(numbers))]
-    return {**update, **_redrafted(state, f"{draft.strip()} {marks}"), "trace": trace}
+    documents = sorted(numbers)
+    trace = [*update.get("trace", []), event("verify", "cited_by_quote", documents=documents)]
+    return {**update, **_redrafted(state, marked(draft, documents)), "trace": trace}
 
 
 def _verdict(
@@ -429,8 +430,7 @@ def recited_to_quotes(state: State, draft: str) -> tuple[str, list[dict[str, Any
     found = _restated(state, draft, others)
     if not found:
         return None
-    marks = "".join(f"[{f['document']}]" for f in found)
-    return f"{without_citations(draft).strip()} {marks}", found
+    return marked(without_citations(draft), [f["document"] for f in found]), found
 
 
 def _restated(state: State, draft: str, numbers: list[int]) -> list[dict[str, Any]]:
