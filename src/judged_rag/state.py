@@ -237,6 +237,9 @@ class RouteSummary(TypedDict):
     conflict: NotRequired[str]
     """Only when the kept documents disagree on the asked fact: "dated" (the latest one
     holds, and the answer says so) or "undated" (the answer gives each value)."""
+    reopened: NotRequired[bool]
+    """Only when the generator declined and more of the retrieved documents were judged
+    before it drafted again (`judge_after_decline`)."""
 
 
 def add_costs(left: Cost | None, right: Cost | None) -> Cost:
@@ -354,10 +357,14 @@ class State(InputState, OutputState):
     """Claims the verifier found unsupported, handed to the next generation."""
     regenerations: NotRequired[int]
     """Generations after the first (bounded by `max_regenerations`)."""
+    reopened: NotRequired[bool]
+    """Whether judging was taken up again after the generator declined (once a run)."""
+    declined_knowledge: NotRequired[list[str]]
+    """The ids of the knowledge the generator declined to answer from, when reopened."""
     budget_exhausted: NotRequired[str | None]
     """Which per-question budget ran out ('llm_calls', 'tokens', 'seconds'), if any."""
-    verdict: NotRequired[Literal["accept", "regenerate", "abstain"]]
-    """The verifier's decision about the draft."""
+    verdict: NotRequired[Literal["accept", "regenerate", "reopen", "abstain"]]
+    """The verifier's decision about the draft ("reopen": judge more documents first)."""
 
 
 @final  # no other keys: a task with `documents` is a `JudgeWindow`

@@ -522,6 +522,14 @@ class Configuration:
         "documents (one more); the verifier checks that draft like any other.",
         access="research",
     )
+    judge_after_decline: bool = _f(
+        False,
+        "When the generator declines to answer from the documents it was given and "
+        "retrieved documents are still unjudged, judge the next of them (one batch, the "
+        "best-ranked first) and draft once more from the combination they give; once a "
+        "run, within the LLM-call budget.",
+        access="research",
+    )
     t_r: float = _f(
         0.4,
         "T_R: retrieval is trusted when the best composite score S_max reaches it.",

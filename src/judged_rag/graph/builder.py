@@ -7,7 +7,8 @@ START → start → gate ─┬─ parse → retrieve → judge ×N → assess �
                       │                                                     │   → combine
                       └─────────────────────────────────────────────────────┴─ integrate
     integrate ─┬─ generate → verify ─┬─ finish → END
-               │                     └─ generate (bounded)
+               │                     ├─ generate (bounded)
+               │                     └─ judge (after a decline, once)
                └─ finish ("Unknown": SRA trusts neither the documents nor the model)
 
 `select` runs only with `sufficiency="progressive"` (GGatrieval's Algorithm 1: re-rank,
@@ -142,13 +143,17 @@ def build_graph(
     )
     builder.add_conditional_edges("select", route(route_after_select), ["rewrite", "combine"])
     builder.add_edge("rewrite", "retrieve")
-    builder.add_conditional_edges("combine", route_after_combine, ["web_search", "integrate"])
+    builder.add_conditional_edges(
+        "combine", route_after_combine, ["web_search", "integrate", "finish"]
+    )
     builder.add_conditional_edges(
         "integrate", route_after_integrate, ["generate", "finish", "parse"]
     )
     builder.add_edge("web_search", "combine")
     builder.add_edge("generate", "verify")
-    builder.add_conditional_edges("verify", route(route_after_verify), ["generate", "finish"])
+    builder.add_conditional_edges(
+        "verify", route(route_after_verify), ["judge", "assess", "generate", "finish"]
+    )
     builder.add_edge("finish", END)
     compiled = builder.compile(
         checkpointer=checkpointer,

@@ -134,8 +134,16 @@ def _next_round(state: State, cfg: Configuration) -> Literal["rewrite", "combine
     return "combine"
 
 
-def route_after_combine(state: State) -> Literal["web_search", "integrate"]:
-    """Search the web only when the strategy reached K_W and it was not searched yet."""
+def route_after_combine(state: State) -> Literal["web_search", "integrate", "finish"]:
+    """Search the web only when the strategy reached K_W and it was not searched yet.
+
+    After a decline reopened the judging, a combination that gives the generator the
+    documents it declined on ends the run: the decline stands, with no second draft.
+    """
+    if state.get("reopened") and state.get("verdict") == "reopen":
+        declined = state.get("declined_knowledge") or []
+        if [d["id"] for d in state.get("knowledge") or []] == declined:
+            return "finish"
     if state.get("needs_web") and not state.get("web_searched"):
         return "web_search"
     return "integrate"
@@ -158,8 +166,14 @@ def route_after_verify(
     runtime: Runtime[Any] | None = None,
     *,
     deps: NodeDeps = DEFAULT_DEPS,
-) -> Literal["generate", "finish"]:
-    """Regenerate when verify asked for it and the regeneration budget allows."""
+) -> list[Send] | Literal["assess", "generate", "finish"]:
+    """Regenerate when verify asked for it and the regeneration budget allows.
+
+    After a decline verify may reopen the judging (`judge_after_decline`): the next
+    unjudged documents go to the judge as a round's pending batch would.
+    """
+    if state.get("verdict") == "reopen":
+        return route_after_retrieve(state, config, runtime, deps=deps)
     budget = deps.configuration(config, runtime).max_regenerations
     if state.get("verdict") == "regenerate" and state.get("regenerations", 0) <= budget:
         return "generate"

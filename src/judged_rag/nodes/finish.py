@@ -42,6 +42,8 @@ def close_run(state: Any) -> dict[str, Any]:
     conflict = state.get("conflict")
     if conflict:
         route["conflict"] = conflict["kind"]
+    if state.get("reopened"):
+        route["reopened"] = True
     closing = event("finish", "abstained" if abstained else "accepted", reason=reason, basis=basis)
     update: dict[str, Any] = {
         "abstained": abstained,

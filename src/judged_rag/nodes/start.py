@@ -68,6 +68,8 @@ def begin_run(state: Any) -> dict[str, Any]:
         "knowledge": [],
         "feedback": [],
         "regenerations": 0,
+        "reopened": False,
+        "declined_knowledge": [],
         "budget_exhausted": None,
         "trace": Overwrite([event("start", "input", task_type=task, options=len(options or []))]),
         "cost": Overwrite(zero_cost()),

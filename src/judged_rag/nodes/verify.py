@@ -38,7 +38,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.asked import measure_asked, measure_mismatch, measures_stated, unpinned
-from judged_rag.core.budget import charged, exhausted
+from judged_rag.core.budget import ANSWERING, calls_left, charged, exhausted, kept
 from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
@@ -62,7 +62,7 @@ from judged_rag.state import Basis, Cost, Doc, Reason, State, TraceEvent, add_co
 FALLBACK = Verification(supported=False, unsupported_claims=[])
 """Recorded when the verifier's reply is unreadable: nothing is trusted."""
 
-Verdict = Literal["accept", "regenerate", "abstain"]
+Verdict = Literal["accept", "regenerate", "reopen", "abstain"]
 
 MIN_QUOTE_CHARS = 2
 """Shortest judge quote (in characters, punctuation aside) a draft can be said to restate."""
@@ -224,13 +224,50 @@ def _unchecked(
     if declines(draft):
         # The generator itself declined: an abstention, not an answer to check.
         events.append(event("verify", "declined", draft=draft[:120]))
-        return _stated(state, basis, events, cost) or _decided(
-            "abstain", basis, "model_declined", events, cost
+        return (
+            _stated(state, basis, events, cost)
+            or _reopened(state, cfg, basis, events, cost)
+            or _decided("abstain", basis, "model_declined", events, cost)
         )
     if basis == "model" or not state.get("knowledge"):
         events.append(event("verify", "checked", basis="model", documents=0))
         return _decided("accept", "model", None, events, cost)
     return None
+
+
+def _reopened(
+    state: State, cfg: Configuration, basis: Basis, events: list[TraceEvent], cost: Cost
+) -> dict[str, Any] | None:
+    """Judging taken up again after a decline (`judge_after_decline`), or None.
+
+    The support was taken as enough once a few documents were judged Highly Relevant,
+    but the generator found no answer in them: the next batch of the retrieved documents
+    not judged yet (the latest round's first, each round's best-ranked first) is judged,
+    and a new draft is written from the combination that gives. Once a run, for an
+    answer from documents, and only while the budget holds a judgment besides the
+    answer's calls. The decline stands when the new judgments leave the knowledge as it
+    was (`route_after_combine`) or the generator declines again.
+    """
+    if not cfg.judge_after_decline or state.get("reopened") or basis == "model":
+        return None
+    judged = latest_judgments(state)
+    # The latest round's first: earlier rounds retrieved for an earlier wording or step.
+    left = [d for d in state.get("documents") or [] if d["id"] not in judged]
+    unjudged = [d["id"] for d in sorted(left, key=lambda d: -d.get("iteration", 0))]
+    if not unjudged or calls_left(state, cfg) - kept(cfg, *ANSWERING) < 1:
+        return None
+    events.append(event("verify", "reopened", unjudged=len(unjudged)))
+    return {
+        "verdict": "reopen",
+        "basis": basis,
+        "reason": "model_declined",
+        "reopened": True,
+        "declined_knowledge": [d["id"] for d in state.get("knowledge") or []],
+        "pending": unjudged,
+        "sufficient": False,
+        "cost": cost,
+        "trace": events,
+    }
 
 
 def _invalid_citations(draft: str, knowledge: list[Doc], events: list[TraceEvent]) -> list[int]:
