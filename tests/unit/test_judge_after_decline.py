@@ -76,18 +76,26 @@ def test_without_the_setting_a_decline_is_the_answer() -> None:
 
 
 def test_new_judgments_that_leave_the_knowledge_as_it_was_end_the_run() -> None:
-    # The next document is not relevant: the generator would read what it declined on,
-    # so no second draft is asked for (a second one would exhaust the scripted replies).
+    # Neither document left is relevant: each batch is judged until none is left, and the
+    # generator would read what it declined on, so no second draft is asked for (a
+    # second one would exhaust the scripted replies).
     out = run(
         ["I don't know."],
         quote("5 working days", **SURE),
         quote("NONE", NONE=0.9),
+        quote("NONE", NONE=0.9),
         judge_after_decline=True,
+        max_iterations=2,
     )
     assert out["abstained"] and out["reason"] == "model_declined"
     assert out["route"]["reopened"] is True
     assert len(events(out, "generate", "generated")) == 1
-    assert len(events(out, "judge", "judged")) == 2
+    assert [e["doc_id"] for e in events(out, "judge", "judged")] == [
+        "leavers",
+        "cycle",
+        "phones",
+    ]
+    assert len(events(out, "rewrite", "queries")) == 0  # no new round either
 
 
 def test_a_decline_reopens_the_judging_once() -> None:

@@ -525,9 +525,9 @@ class Configuration:
     judge_after_decline: bool = _f(
         False,
         "When the generator declines to answer from the documents it was given and "
-        "retrieved documents are still unjudged, judge the next of them (one batch, the "
-        "best-ranked first) and draft once more from the combination they give; once a "
-        "run, within the LLM-call budget.",
+        "retrieved documents are still unjudged, judge them (the latest round's first, a "
+        "batch at a time) until one more is Highly Relevant, and draft once more from the "
+        "combination they give; once a run, within the LLM-call budget.",
         access="research",
     )
     t_r: float = _f(

@@ -127,6 +127,8 @@ def _next_round(state: State, cfg: Configuration) -> Literal["rewrite", "combine
     """Another round (rewrite) or the answer (combine): GGatrieval's loop, bounded."""
     if state.get("sufficient") or state.get("budget_exhausted"):
         return "combine"
+    if state.get("verdict") == "reopen":
+        return "combine"  # judging reopened after a decline: no new round
     if cfg.stop_when_stalled and state.get("stalled"):
         return "combine"
     if rounds_left(state, cfg) > 0:

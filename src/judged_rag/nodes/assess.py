@@ -113,6 +113,9 @@ def assess(
         sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
         sufficient, cost = _verified(state, config, cfg, deps, cost, events)
+    if state.get("verdict") == "reopen":
+        # Judging reopened after a decline: enough once a new document supports.
+        sufficient = any(is_supporting(j) for j in batch)
     later = (
         superseders(state, cfg, judged, still_pending)
         if sufficient and batched(cfg) and cfg.sufficiency == "labels"

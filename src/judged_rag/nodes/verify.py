@@ -241,9 +241,10 @@ def _reopened(
     """Judging taken up again after a decline (`judge_after_decline`), or None.
 
     The support was taken as enough once a few documents were judged Highly Relevant,
-    but the generator found no answer in them: the next batch of the retrieved documents
-    not judged yet (the latest round's first, each round's best-ranked first) is judged,
-    and a new draft is written from the combination that gives. Once a run, for an
+    but the generator found no answer in them: the retrieved documents not judged yet
+    (the latest round's first, each round's best-ranked first) are judged, a batch at a
+    time, until one more supports (`assess`) or none is left, and a new draft is
+    written from the combination they give. Once a run, for an
     answer from documents, and only while the budget holds a judgment besides the
     answer's calls. The decline stands when the new judgments leave the knowledge as it
     was (`route_after_combine`) or the generator declines again.
