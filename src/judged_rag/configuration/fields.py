@@ -523,7 +523,7 @@ class Configuration:
         access="research",
     )
     judge_after_decline: bool = _f(
-        False,
+        True,
         "When the generator declines to answer from the documents it was given and "
         "retrieved documents are still unjudged, judge them (the latest round's first, a "
         "batch at a time) until one more is Highly Relevant, and draft once more from the "

@@ -35,6 +35,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "verify": True,
         "max_regenerations": 1,
         "max_llm_calls": 20,
+        "judge_after_decline": False,  # not in the papers
     },
     # Fewest LLM calls: fewer documents, one rewrite at most, no regeneration, clear
     # cases labelled by score without a call (the judge is the default's).
@@ -48,5 +49,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_regenerations": 0,
         "hop_questions": "off",
         "value_question": False,
+        "judge_after_decline": False,
     },
 }
