@@ -15,7 +15,8 @@ if ids == ["all"]:
     ids = list(rows)
 elif all(i.endswith("-") for i in ids):
     ids = [r for r in rows if any(r.startswith(i) for i in ids)]
-cfg = Configuration(index_dir=index, **{k: (v if not v.replace('.', '').isdigit() else float(v)) for k, v in sets})
+conv=lambda v: {'true': True, 'false': False}.get(v.lower(), float(v) if v.replace('.', '').isdigit() else v)
+cfg = Configuration(index_dir=index, **{k: conv(v) for k, v in sets})
 graph = build_graph(ask_components(cfg))
 done = set()
 if Path(out).exists():

@@ -24,8 +24,8 @@ J=judged-rag
 B="$REPO/benchmarks"
 run() {  # DATA INDEX OUT STORED-RESULTS [setting ...]
   local data=$1 index=$2 out=$3 stored=$4; shift 4
-  python "$HERE/traces.py" "$data" "$index" "$out" $(python "$HERE/rows.py" "$stored") \
-    judge_after_decline=true "$@"
+  python "$B/2026-11-28-unchanged-and-query-duplicates/traces.py" "$data" "$index" "$out" \
+    $(python "$HERE/rows.py" "$stored") judge_after_decline=true "$@"
   python "$HERE/grade.py" "$data" "$out" > "${out%.jsonl}.txt"
 }
 run hb5/eval-data-handbook.jsonl hb5-index-g tr5-reopen.jsonl \
