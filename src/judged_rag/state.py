@@ -238,8 +238,8 @@ class RouteSummary(TypedDict):
     """Only when the kept documents disagree on the asked fact: "dated" (the latest one
     holds, and the answer says so) or "undated" (the answer gives each value)."""
     reopened: NotRequired[bool]
-    """Only when the generator declined and more of the retrieved documents were judged
-    before it drafted again (`judge_after_decline`)."""
+    """Only when the generator declined and the retrieved documents not judged yet were
+    judged then (`judge_after_decline`); the answer, or the decline, came after them."""
 
 
 def add_costs(left: Cost | None, right: Cost | None) -> Cost:

@@ -244,10 +244,10 @@ def _reopened(
     but the generator found no answer in them: the retrieved documents not judged yet
     (the latest round's first, each round's best-ranked first) are judged, a batch at a
     time, until one more supports (`assess`) or none is left, and a new draft is
-    written from the combination they give. Once a run, for an
-    answer from documents, and only while the budget holds a judgment besides the
-    answer's calls. The decline stands when the new judgments leave the knowledge as it
-    was (`route_after_combine`) or the generator declines again.
+    written from the combination they give. Once a run, for an answer from documents,
+    and only while the budget holds a judgment besides the answer's calls. The decline
+    stands when the new judgments leave the knowledge as it was (`route_after_combine`)
+    or the generator declines again.
     """
     if not cfg.judge_after_decline or state.get("reopened") or basis == "model":
         return None
