@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The rows four stored runs declined (model_declined), again with judge_after_decline on,
 # keeping each run's trace: whether the decline reopened the judging, and what came of it.
-# S: a scratch folder outside the repository; CODE: the commit under test (b642859).
+# S: a scratch folder outside the repository; CODE: the commit under test (9e247f3).
 # Resumable: traces.py skips the rows its output file already holds.
 set -e
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-CODE="${CODE:-b642859}"
+CODE="${CODE:-9e247f3}"
 cd "$S"
 if [ ! -d "src-$CODE" ]; then
   mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
