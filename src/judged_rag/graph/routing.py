@@ -142,7 +142,7 @@ def route_after_combine(state: State) -> Literal["web_search", "integrate", "fin
     After a decline reopened the judging, a combination that gives the generator the
     documents it declined on ends the run: the decline stands, with no second draft.
     """
-    if state.get("reopened") and state.get("verdict") == "reopen":
+    if state.get("verdict") == "reopen":
         declined = state.get("declined_knowledge") or []
         if [d["id"] for d in state.get("knowledge") or []] == declined:
             return "finish"

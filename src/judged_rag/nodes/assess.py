@@ -105,7 +105,10 @@ def assess(
     supporting = sum(1 for j in judged if is_supporting(j))
     alternatives = alternatives_asked(state, cfg)
     missing = uncovered(judged, alternatives)
-    if cfg.sufficiency == "labels":
+    if state.get("verdict") == "reopen":
+        # Judging reopened after a decline: enough once a new document supports.
+        sufficient = any(is_supporting(j) for j in batch)
+    elif cfg.sufficiency == "labels":
         # A question with alternatives: enough once every alternative has a Highly
         # Relevant document that answers for it (no one page need answer it all).
         sufficient = supporting >= cfg.min_supporting or (bool(alternatives) and not missing)
@@ -113,9 +116,6 @@ def assess(
         sufficient = False  # `select` decides: progressive selection, then Verify(q, D)
     else:
         sufficient, cost = _verified(state, config, cfg, deps, cost, events)
-    if state.get("verdict") == "reopen":
-        # Judging reopened after a decline: enough once a new document supports.
-        sufficient = any(is_supporting(j) for j in batch)
     later = (
         superseders(state, cfg, judged, still_pending)
         if sufficient and batched(cfg) and cfg.sufficiency == "labels"

@@ -254,7 +254,7 @@ def _reopened(
     judged = latest_judgments(state)
     # The latest round's first: earlier rounds retrieved for an earlier wording or step.
     left = [d for d in state.get("documents") or [] if d["id"] not in judged]
-    unjudged = [d["id"] for d in sorted(left, key=lambda d: -d.get("iteration", 0))]
+    unjudged = [d["id"] for d in sorted(left, key=lambda d: -d["iteration"])]
     if not unjudged or calls_left(state, cfg) - kept(cfg, *ANSWERING) < 1:
         return None
     events.append(event("verify", "reopened", unjudged=len(unjudged)))
