@@ -18,7 +18,7 @@ from langgraph.types import Command
 
 from judged_rag import build_graph
 from judged_rag.configuration import Configuration
-from judged_rag.core.budget import calls_left, exhausted, rounds_left
+from judged_rag.core.budget import ANSWERING, calls_left, exhausted, rounds_left, spare
 from judged_rag.errors import InvalidInputError
 from tests.integration.server_graph import INJECTED_STATE, TAMPERED_STATE, fake_components
 
@@ -87,3 +87,14 @@ def test_budget_reads_of_odd_counters(
     assert calls_left(state, CFG) == calls
     assert rounds_left(state, CFG) == rounds
     assert exhausted(state, CFG) == spent
+
+
+@pytest.mark.parametrize(
+    ("spent", "verify", "left"), [(0, True, 17), (0, False, 18), (18, True, 0), (25, True, 0)]
+)
+def test_spare_keeps_the_answers_calls_back_and_never_goes_below_zero(
+    spent: int, verify: bool, left: int
+) -> None:
+    cfg = Configuration(max_llm_calls=20, verify=verify)
+    assert spare({"cost": {"llm_calls": spent}}, cfg, *ANSWERING) == left
+    assert spare({"cost": {"llm_calls": spent}}, cfg) == max(0, 20 - spent)

@@ -2,8 +2,9 @@
 
 A step that may use the calls left keeps back those of the steps that must still run
 after it, by name (`Reserve`): SRA's self-check C_M, the answer, its verification, and
-for a further retrieval round its rewrite. `kept(cfg, *reserves)` counts them, so no
-step carries an offset of its own.
+for a further retrieval round its rewrite. `kept(cfg, *reserves)` counts them and
+`spare(state, cfg, *reserves)` gives what is left beside them, so no step carries an
+offset of its own.
 
 The counters live in the run's state, which only the graph writes (the served API
 refuses clients' state writes). Should a counter ever be lowered all the same, a
@@ -49,6 +50,11 @@ def calls_left(state: Any, cfg: Configuration) -> int:
     if spent is None:
         return 0
     return max(0, cfg.max_llm_calls - int(spent))
+
+
+def spare(state: Any, cfg: Configuration, *keep: Reserve) -> int:
+    """LLM calls a step may make now: those left, less the `keep` reserves' (never below 0)."""
+    return max(0, calls_left(state, cfg) - kept(cfg, *keep))
 
 
 def rounds_left(state: Any, cfg: Configuration) -> int:

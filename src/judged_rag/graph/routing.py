@@ -20,7 +20,7 @@ from langgraph.types import Send
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, calls_left, kept, rounds_left
+from judged_rag.core.budget import ANSWERING, rounds_left, spare
 from judged_rag.nodes.judge.strategies import (
     affordable_documents,
     batched,
@@ -54,7 +54,7 @@ def route_after_retrieve(
     cfg = deps.configuration(config, runtime)
     pending = set(state.get("pending") or [])
     docs = [d for d in state.get("documents") or [] if d["id"] in pending]
-    affordable = max(0, calls_left(state, cfg) - kept(cfg, *ANSWERING))
+    affordable = spare(state, cfg, *ANSWERING)
     judge = strategy(cfg)
     parts = state.get("query_parts") or []
     # A reflecting judgment is followed by its review (two calls); ChunkRAG's judge

@@ -21,7 +21,7 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, calls_left, charged, exhausted, kept, rounds_left
+from judged_rag.core.budget import ANSWERING, charged, exhausted, rounds_left, spare
 from judged_rag.core.documents import doc_date, numbered
 from judged_rag.core.judgments import (
     LABELS,
@@ -223,8 +223,7 @@ def superseders(
         and (subject_coverage(question, docs[i]["title"], docs[i]["content"]) or 0.0)
         >= SUBJECT_COVERAGE
     ]
-    affordable = calls_left(state, cfg) - kept(cfg, *ANSWERING)
-    return about[: max(0, affordable)]
+    return about[: spare(state, cfg, *ANSWERING)]
 
 
 def _hop_found(

@@ -18,7 +18,7 @@ from judged_rag.components.llm import Reply, read_question
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.asked import value_clause
-from judged_rag.core.budget import calls_left, charged, kept
+from judged_rag.core.budget import charged, spare
 from judged_rag.core.citations import (
     LETTERS,
     chosen_option,
@@ -50,7 +50,7 @@ def generate(
     user = _user_prompt(state, cfg, knowledge, closed=closed)
     nothing: dict[str, Any] = {"draft": "", "answer": "", "citations": []}
     # Retries leave the verifier its call.
-    left = calls_left(state, cfg) - kept(cfg, "verification")
+    left = spare(state, cfg, "verification")
     step = deps.step("generate", state, config, cfg, calls=left, model="generator")
     if step.exhausted:
         return {**nothing, "trace": [event("generate", "budget", exhausted=step.exhausted)]}
@@ -127,7 +127,7 @@ def _value_asked(
     if not cfg.value_question or value_clause(question) is None:
         return None
     spent = charged(state, cost)
-    left = calls_left(spent, cfg) - kept(cfg, "verification")
+    left = spare(spent, cfg, "verification")
     if left < 2:
         skipped = event("generate", "budget", exhausted="llm_calls", stops="value_question")
         return cost, [skipped], None
@@ -144,7 +144,7 @@ def _value_asked(
     cost = add_costs(cost, asked.cost)
     events = list(asked.events)
     spent = charged(state, cost)
-    left = calls_left(spent, cfg) - kept(cfg, "verification")
+    left = spare(spent, cfg, "verification")
     if asked.value is None or left < 1:
         why = "no question read" if asked.value is None else "no call left for the draft"
         events.append(event("generate", "value_question_skipped", why=why))

@@ -35,7 +35,7 @@ from judged_rag.components.llm import (
     text_call,
 )
 from judged_rag.configuration import TRUSTED, Configuration, RunSettings
-from judged_rag.core.budget import Reserve, calls_left, exhausted, kept
+from judged_rag.core.budget import Reserve, exhausted, spare
 from judged_rag.core.inputs import check_question
 from judged_rag.state import Cost, TraceEvent, add_costs
 
@@ -106,7 +106,7 @@ class NodeDeps:
             InvalidInputError: The question in state is not one `start` would accept.
         """
         check_question(state)
-        budget = calls if calls is not None else calls_left(state, cfg) - kept(cfg, *keep)
+        budget = calls if calls is not None else spare(state, cfg, *keep)
         parts = self.components
         return LLMStep(
             chat=lambda: parts.generator(cfg) if model == "generator" else parts.judge(cfg),

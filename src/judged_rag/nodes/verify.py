@@ -38,7 +38,7 @@ from langgraph.runtime import Runtime
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
 from judged_rag.core.asked import measure_asked, measure_mismatch, measures_stated, unpinned
-from judged_rag.core.budget import ANSWERING, calls_left, charged, exhausted, kept
+from judged_rag.core.budget import ANSWERING, charged, exhausted, spare
 from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
@@ -255,7 +255,7 @@ def _reopened(
     # The latest round's first: earlier rounds retrieved for an earlier wording or step.
     left = [d for d in state.get("documents") or [] if d["id"] not in judged]
     unjudged = [d["id"] for d in sorted(left, key=lambda d: -d["iteration"])]
-    if not unjudged or calls_left(state, cfg) - kept(cfg, *ANSWERING) < 1:
+    if not unjudged or spare(state, cfg, *ANSWERING) < 1:
         return None
     events.append(event("verify", "reopened", unjudged=len(unjudged)))
     return {

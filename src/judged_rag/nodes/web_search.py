@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.budget import ANSWERING, calls_left, charged, kept
+from judged_rag.core.budget import ANSWERING, charged, spare
 from judged_rag.core.documents import to_doc
 from judged_rag.core.judgments import judged_score
 from judged_rag.core.quotes import names_subject, subject_names
@@ -132,8 +132,7 @@ def _judged(
     """
     chosen = strategy(cfg)
     # `spent`: this node's own calls (the keywords), not yet in the run's cost.
-    left = calls_left(charged(state, spent), cfg)
-    affordable = max(0, left - kept(cfg, *ANSWERING))
+    affordable = spare(charged(state, spent), cfg, *ANSWERING)
     parts = state.get("query_parts") or []
     judging = affordable_documents(chosen, cfg, docs, affordable, parsed=bool(parts))
     iteration = state.get("iteration", 0)
