@@ -181,11 +181,14 @@ def add_eval_data_parser(subparsers: Any) -> argparse.ArgumentParser:
     handbook = actions.add_parser(
         "build-handbook",
         help="write a made-up company's internal documentation and questions of many shapes "
-        "(deterministic; no model; seed 1 = dev, seed 2 = held-out)",
+        "(deterministic; no model; seed 1 = dev, another seed = another company)",
     )
     handbook.add_argument("--out", required=True, help="folder to write (created)")
     handbook.add_argument(
-        "--seed", type=int, default=1, help="1: the dev company (default); 2: held out, never tune"
+        "--seed",
+        type=int,
+        default=1,
+        help="1: the dev company (default); a seed never built before to hold a set out",
     )
     handbook.set_defaults(func=run_build_handbook_command)
     rgb = actions.add_parser(
