@@ -61,6 +61,17 @@ def test_a_document_defines_abbreviations_both_ways_and_only_by_their_initials()
     }
 
 
+def test_every_letter_of_an_abbreviation_is_matched_in_order() -> None:
+    # "Relay" holds an L but no D after it: the name is the four words, not the last.
+    text = "The Raithan Leak Detection Relay (RLDR) is a relay. The Chinese Communist Party (CCP)."
+    assert defined_names(text) == {
+        "RLDR": "Raithan Leak Detection Relay",
+        "CCP": "Chinese Communist Party",
+    }
+    assert defined_names("The Headquarters (HQ) moved.") == {"HQ": "Headquarters"}
+    assert defined_names("Saint Ignatius founded the Society of Jesus (Jesuits).") == {}
+
+
 def test_a_chunk_that_uses_an_abbreviation_defined_elsewhere_carries_its_expansion() -> None:
     assert chunk_with("polls every 30 seconds").startswith(
         "[Context: TRM = Thermal Regulation Module]\n"

@@ -174,17 +174,23 @@ MAX_NOTE_CHARS = 240
 def _initials_match(abbreviation: str, name: str) -> bool:
     """Whether an abbreviation's letters are the name's initials, in order.
 
-    A letter that is no initial may stand inside the name ("HQ" for "Headquarters").
+    The first letter is the first word's initial. A later letter is the initial of a
+    later word, or else a letter further on inside the name ("HQ" for "Headquarters");
+    every letter is matched in order, so "Relay" is no name for "RLDR" (no D after its
+    L), while "Raithan Leak Detection Relay" is.
     """
     letters = [c for c in abbreviation.upper() if c.isalpha()]
-    initials = "".join(w[0].upper() for w in re.findall(r"[\w'’-]+", name))
-    if not letters or not initials or letters[0] != initials[0]:
+    upper = name.upper()
+    starts = [m.start() for m in re.finditer(r"[\w'’-]+", name)]
+    if not letters or not starts or upper[starts[0]] != letters[0]:
         return False
-    position = 0
-    for letter in letters:
-        position = initials.find(letter, position) + 1
-        if position == 0:
-            return letter in name.upper()
+    position = starts[0] + 1
+    for letter in letters[1:]:
+        initial = next((i for i in starts if i >= position and upper[i] == letter), -1)
+        found = initial if initial >= 0 else upper.find(letter, position)
+        if found < 0:
+            return False
+        position = found + 1
     return True
 
 
