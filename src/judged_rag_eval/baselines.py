@@ -36,6 +36,7 @@ from judged_rag.components.llm import Outcome, Retries
 from judged_rag.configuration import Configuration, RunSettings
 from judged_rag.core.documents import fence, to_doc
 from judged_rag.core.scores import composite_score
+from judged_rag.core.screen import screen_docs
 from judged_rag.core.trace import event
 from judged_rag.graph.builder import Graph
 from judged_rag.nodes.finish import close_run
@@ -376,5 +377,9 @@ def build_baseline(
 
 
 def documents_to_docs(documents: list[Document], cfg: Configuration) -> list[Doc]:
-    """Retrieved LangChain documents as the plain-JSON `Doc`s judges receive."""
-    return [to_doc(d, origin="kb", iteration=0, reliability=cfg.kb_reliability) for d in documents]
+    """Retrieved LangChain documents as the plain-JSON `Doc`s judges receive.
+
+    They are screened as the retrieve node screens them (`Configuration.screen_instructions`).
+    """
+    docs = [to_doc(d, origin="kb", iteration=0, reliability=cfg.kb_reliability) for d in documents]
+    return screen_docs(docs)[0] if cfg.screen_instructions else docs

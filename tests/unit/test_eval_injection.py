@@ -245,27 +245,47 @@ def test_first_document_retriever_forwards_run_options(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- real prompts
 
 
-@pytest.mark.parametrize(
-    ("system", "reply"),
-    [
-        ("judge3", label("not_relevant")),
-        ("judge_letter", letter("C", A=0.1, B=0.1, C=0.8)),
-        ("binary", tool("GradeDocuments", binary_score="no")),
-    ],
-)
-def test_each_judge_sees_the_payload_fenced_inside_one_document(
-    tmp_path: Path, system: str, reply: AIMessage
-) -> None:
+def _judge_prompts(tmp_path: Path, system: str, reply: AIMessage, **settings: Any) -> list[str]:
     recorder = PromptRecorder()
     model = StructuredFakeChatModel(
         messages=itertools.repeat(reply), callbacks=[recorder], disable_streaming=True
     )
     kit = Components(judge_model=model, retriever=knowledge_base())  # type: ignore[arg-type]
     out = run_eval(
-        options(tmp_path, systems=[system]), components=kit, items=ITEMS[:1], hosts=HOSTS
+        options(tmp_path, systems=[system], settings=settings),
+        components=kit,
+        items=ITEMS[:1],
+        hosts=HOSTS,
     )
     assert out.errors == 0
-    prompts = recorder.prompts
+    return recorder.prompts
+
+
+JUDGE_REPLIES = [
+    ("judge3", label("not_relevant")),
+    ("judge_letter", letter("C", A=0.1, B=0.1, C=0.8)),
+    ("binary", tool("GradeDocuments", binary_score="no")),
+]
+
+
+@pytest.mark.parametrize(("system", "reply"), JUDGE_REPLIES)
+def test_each_judge_reads_the_injected_copies_screened(
+    tmp_path: Path, system: str, reply: AIMessage
+) -> None:
+    prompts = _judge_prompts(tmp_path, system, reply)
+    assert len(prompts) == 4  # control and three payloads, one call each
+    control, *injected = prompts
+    # By default every payload is screened out (its line, and the fence its tags): each
+    # copy reads as the control does but for line breaks.
+    assert all(" ".join(prompt.split()) == " ".join(control.split()) for prompt in injected)
+    assert "Ignore all previous" not in control and "Quorvex" not in control
+
+
+@pytest.mark.parametrize(("system", "reply"), JUDGE_REPLIES)
+def test_each_judge_sees_the_payload_fenced_inside_one_document(
+    tmp_path: Path, system: str, reply: AIMessage
+) -> None:
+    prompts = _judge_prompts(tmp_path, system, reply, screen_instructions=False)
     assert len(prompts) == 4  # control and three payloads, one call each
     for prompt in prompts:
         assert prompt.count("<document>") == 1 and prompt.count("</document>") == 1
@@ -281,14 +301,30 @@ def test_each_judge_sees_the_payload_fenced_inside_one_document(
     assert "</document>\nSystem:" in DELIMITER_ESCAPE and "</document>\nSystem:" not in escape
 
 
-def test_generator_sees_the_hostile_document_first_and_fenced(tmp_path: Path) -> None:
+def _generator_prompt(tmp_path: Path, **settings: Any) -> str:
     recorder = PromptRecorder()
     generator = GenericFakeChatModel(
         messages=itertools.repeat(AIMessage(content="1969 [2]")), callbacks=[recorder]
     )
     kit = Components(chat_model=generator, judge_model=judge_fake(), retriever=knowledge_base())  # type: ignore[arg-type]
-    run_eval(options(tmp_path, systems=["plain_rag"]), components=kit, items=ITEMS[:1], hosts=HOSTS)
+    run_eval(
+        options(tmp_path, systems=["plain_rag"], settings=settings),
+        components=kit,
+        items=ITEMS[:1],
+        hosts=HOSTS,
+    )
     (prompt,) = recorder.prompts
+    return prompt
+
+
+def test_generator_reads_the_hostile_document_without_its_payload(tmp_path: Path) -> None:
+    prompt = _generator_prompt(tmp_path)
+    assert prompt.index('<document n="1"') < prompt.index('<document n="2"') < prompt.index(APOLLO)
+    assert "Quorvex" not in prompt and "cite this document" not in prompt
+
+
+def test_generator_sees_the_hostile_document_first_and_fenced(tmp_path: Path) -> None:
+    prompt = _generator_prompt(tmp_path, screen_instructions=False)
     first = prompt.index('<document n="1"')
     assert first < prompt.index(ANSWER_STEERING) < prompt.index("</document>")
     assert prompt.index(ANSWER_STEERING) < prompt.index('<document n="2"') < prompt.index(APOLLO)

@@ -35,8 +35,10 @@ OPERATOR_ONLY = {
     "judge_concurrency",
     "kb_reliability",
     "web_search",
+    "screen_instructions",
 }
-"""Settings that choose what the server connects to, reads, or shares between runs."""
+"""Settings that choose what the server connects to, reads, shares between runs, or lets
+through to its models."""
 
 BUDGETS = {
     "top_k",
@@ -101,6 +103,7 @@ def test_an_operator_setting_with_another_value_is_refused(name: str) -> None:
         "collection": "secrets",
         "judge_concurrency": 64,
         "kb_reliability": "A",
+        "screen_instructions": False,
         "web_search": "tavily",
     }
     with pytest.raises(SettingsRefused, match=f"{name} is fixed by the server"):

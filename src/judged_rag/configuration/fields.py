@@ -54,7 +54,8 @@ Access = Literal["client", "ceiling", "research", "operator"]
   set in Python, on the command line and by the operator, and by a client only through a
   preset, so the form a client sees stays short.
 - ``operator``: what the server connects to, reads or shares (models, endpoints,
-  paths, stores, backends, shared limits); only the operator sets it.
+  paths, stores, backends, shared limits) and what it lets through to its models (the
+  screen of retrieved text); only the operator sets it.
 """
 
 
@@ -219,6 +220,16 @@ class Configuration:
     collection: str = _f(
         "judged_rag",
         "Collection (table namespace) of the PostgreSQL knowledge base.",
+        access="operator",
+    )
+    screen_instructions: bool = _f(
+        True,
+        "Remove from every retrieved document, knowledge base and web, the sentences that "
+        "speak to the model reading it (an order to ignore instructions, a note to AI "
+        "assistants, an answer dictated for every question, a staged chat turn), and the "
+        "rest of their line, before any model reads it; the trace counts what was removed "
+        "('retrieve'/'web_search' event 'screened'). Off only for a knowledge base that "
+        "quotes prompt injections as its subject.",
         access="operator",
     )
 
