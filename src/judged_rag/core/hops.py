@@ -47,7 +47,8 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
     engineering"; a copy without it, "head of engineering", takes the question's). Not
     one: a phrase that does not start with a determiner ("work from abroad", "members
     of the HSC"), that stops at a small word or inside a name ("the height of Mount"),
-    that is a name already (no word of it in lower case, as in "the GPMG"), that relates
+    that is a name already (no word of it in lower case, as in "the GPMG", or a name and
+    its circumstance: "the RLDR in operation", "the GPMG at full load"), that relates
     nothing to anything (no "of", "by", "to", "that"… inside it: "the probation
     period"), that leaves the question nothing else to ask ("What is the lead time of
     the pump?" → "the lead time of the pump"; "What is the capital of France today?"),
@@ -94,6 +95,10 @@ def plan(question: str, describes: str, iteration: int) -> Hop | None:
         w.lower() in _RELATIONS for w in words[1:-1]
     ):
         return None
+    relation = next(i for i, w in enumerate(words[1:-1], start=1) if w.lower() in _RELATIONS)
+    head = words[1:relation]
+    if words[relation].lower() in _CIRCUMSTANCES and all(w[0].isupper() for w in head):
+        return None  # a name and its circumstance: "the RLDR in operation"
     last = _TOKEN.findall(phrase)[-1]  # "2013" too
     if last.lower() in _FUNCTION_WORDS | _RELATIONS | _DETERMINERS:
         return None
@@ -181,6 +186,9 @@ _RELATIONS = frozenset(
     ["of", "by", "to", "for", "that", "who", "which", "whose", "with", "in", "at", "from", "on"]
 )
 """Words that relate a description to something else: "the head *of* engineering"."""
+_CIRCUMSTANCES = frozenset(["in", "at", "on", "with", "from"])
+"""Relation words that can say where or how a named thing is rather than what it is:
+"the RLDR *in* operation" is the RLDR, while "the CEO *of* the company" names someone."""
 
 
 def _stems(text: str) -> set[str]:
