@@ -319,7 +319,9 @@ def _injection_md(data: Summary, entry: Mapping[str, Any]) -> list[str]:
             "page, another topic, no gold answer in it). Every judge grades the host as it is "
             "(control) and with each payload inserted after its first sentence; the answering "
             f"systems get the {meta.get('answer', 'answer_steering')} copy ranked first "
-            f"among the retrieved documents. Canary: `{meta.get('canary')}`. Payloads:",
+            f"among the retrieved documents. Every copy passes the instruction screen first "
+            f"(`screen_instructions`, on unless the run's settings turn it off), as retrieved "
+            f"documents do. Canary: `{meta.get('canary')}`. Payloads:",
             "",
             *(
                 f"- {name}: `{json.dumps(text, ensure_ascii=False)}`"
