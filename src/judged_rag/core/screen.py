@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from judged_rag.state import Doc
+from judged_rag.core.trace import event
+from judged_rag.state import Doc, TraceEvent
 
 _ADDRESSEE = (
     r"(?:(?-i:\bAI\b)|\bA\.I\.|\bartificial intelligence\b|\blanguage models?\b|"
@@ -187,3 +188,14 @@ def screen_docs(docs: list[Doc]) -> tuple[list[Doc], dict[str, int]]:
             doc = Doc(**{**doc, "content": content})
         out.append(doc)
     return out, screened
+
+
+def screen_found(docs: list[Doc], node: str, query: str, events: list[TraceEvent]) -> list[Doc]:
+    """`screen_docs` for what `node` found for `query`.
+
+    When anything was removed, a ``screened`` event naming the documents goes to `events`.
+    """
+    docs, screened = screen_docs(docs)
+    if screened:
+        events.append(event(node, "screened", query=query, removed=screened))
+    return docs

@@ -18,7 +18,7 @@ from judged_rag.core.documents import content_key, to_doc
 from judged_rag.core.judgments import latest_judgments
 from judged_rag.core.retrieval import search
 from judged_rag.core.scores import RRF_K
-from judged_rag.core.screen import screen_docs
+from judged_rag.core.screen import screen_found
 from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
 from judged_rag.nodes.step import NodeDeps
@@ -139,9 +139,6 @@ def _search(
         to_doc(d, origin="kb", iteration=iteration, reliability=cfg.kb_reliability, served=redact)
         for d in found[: cfg.top_k]
     ]
-    if not cfg.screen_instructions:
-        return docs
-    docs, screened = screen_docs(docs)
-    if screened:
-        events.append(event("retrieve", "screened", query=query[:200], removed=screened))
+    if cfg.screen_instructions:
+        docs = screen_found(docs, "retrieve", query[:200], events)
     return docs

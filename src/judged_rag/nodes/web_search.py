@@ -27,7 +27,7 @@ from judged_rag.core.documents import to_doc
 from judged_rag.core.judgments import judged_score
 from judged_rag.core.quotes import names_subject, subject_names
 from judged_rag.core.scores import GRADES
-from judged_rag.core.screen import screen_docs
+from judged_rag.core.screen import screen_found
 from judged_rag.core.trace import event
 from judged_rag.errors import error_detail
 from judged_rag.nodes.judge.strategies import affordable_documents, judge_tasks, strategy
@@ -79,9 +79,7 @@ def web_search(
         to_doc(d, origin="web", iteration=iteration, reliability="F", served=redact) for d in found
     ]
     if cfg.screen_instructions:
-        docs, screened = screen_docs(docs)
-        if screened:
-            events.append(event("web_search", "screened", query=query, removed=screened))
+        docs = screen_found(docs, "web_search", query, events)
     docs = [d for d in docs if d["content"].strip()]
     if cfg.subject_check:
         docs = _about_the_subject(question, docs, events)
