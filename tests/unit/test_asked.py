@@ -11,10 +11,12 @@ from judged_rag import Components, build_graph
 from judged_rag.core.asked import (
     asks_quantity,
     asks_time,
+    gives_value,
     measure_mismatch,
     names_pinned,
     of_kind,
     pinned,
+    value_asked,
 )
 from tests.fakes import doc, events, generator, judge_model, quote, scripted_retriever, verdict
 
@@ -346,3 +348,91 @@ def test_an_answer_giving_another_measure_is_regenerated() -> None:
     assert out["abstained"] is False and "25 decibels" in out["answer"]
     fired = events(out, "verify", "other_measure")
     assert len(fired) == 1 and "replaced_by" not in fired[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("How many days of annual leave do I get?", "quantity"),
+        ("Am I allowed to work from home, and how many days a week?", "quantity"),
+        ("When does the PRB meet?", "time"),
+        ("Give the weight of the TAQSH.", "mass"),
+        ("What is the operating temperature of the unit?", "temperature"),
+        # A measure word that names a condition of a thing asked for, not the value.
+        ("Which metal is liquid at room temperature?", None),
+        ("Who checks the weight of parcels?", None),
+        # A yes/no question with no value clause is answered yes or no.
+        ("Does the unit weigh more than 2 kg?", None),
+        ("Who chairs the board?", None),
+        ("Describe the rules for hot desks.", None),
+    ],
+)
+def test_the_value_a_question_asks_for(question: str, asked: str | None) -> None:
+    assert value_asked(question) == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "gives"),
+    [
+        ("Give the weight of the TAQSH.", "The TAQSH weighs 2.1 kg.", True),
+        (
+            "Give the weight of the TAQSH.",
+            "The weight of the TAQSH is given in the specifications section of the document.",
+            False,
+        ),
+        (
+            "Am I allowed to work from home, and how many days a week?",
+            "Yes, you are allowed to work from home.",
+            False,
+        ),
+        (
+            "Am I allowed to work from home, and how many days a week?",
+            "Yes, up to three days a week.",
+            True,
+        ),
+        ("How often are salaries reviewed?", "Salaries are reviewed annually.", True),
+        ("How often are salaries reviewed?", "Salaries are reviewed by the board.", False),
+        ("When does the PRB meet?", "It meets on the second Thursday of each month.", True),
+        ("When does the PRB meet?", "The PRB meets in the main meeting room.", False),
+        ("How much does the company pay for a gym?", "No, it pays nothing.", True),
+        ("Who chairs the board?", "Rosos Dakrebrok chairs it.", True),  # no value asked
+        ("Does the unit weigh more than 2 kg?", "No.", True),
+    ],
+)
+def test_whether_a_text_gives_the_value_asked(question: str, text: str, gives: bool) -> None:
+    assert gives_value(question, text) is gives
+
+
+def _weight_run(*drafts: str) -> dict[str, Any]:
+    # The judge passes the page on its weight; the first draft says where the weight is
+    # given instead of giving it, and the verifier's LLM would find that supported.
+    manual = doc("TAQSH user manual", "Specifications: the TAQSH weighs 2.1 kg.")
+    found = quote("2.1 kg", **{"2": 0.95, "NONE": 0.05})
+    parts = Components(
+        chat_model=generator(*drafts),
+        judge_model=judge_model(found, verdict(True, 0.9), verdict(True, 0.9), knows="B"),
+        retriever=scripted_retriever([manual]),
+    )
+    return run(parts, "Give the weight of the TAQSH.")
+
+
+def test_an_answer_stating_no_value_asked_for_is_regenerated_with_why() -> None:
+    out = _weight_run(
+        "The weight of the TAQSH is given in the specifications section of the document [1].",
+        "The TAQSH weighs 2.1 kg [1].",
+    )
+    assert out["abstained"] is False and "2.1 kg" in out["answer"]
+    fired = events(out, "verify", "no_value")
+    assert [f["claim"] for f in fired] == [
+        "the answer states no value, but the question asks for a weight"
+    ]
+    assert out["route"]["regenerations"] == 1
+
+
+def test_an_answer_that_never_states_the_value_is_abstained_from() -> None:
+    out = _weight_run(
+        "The weight of the TAQSH is given in the specifications section [1].",
+        "The specifications section of the manual gives the weight of the TAQSH [1].",
+    )
+    assert out["abstained"] is True and out["reason"] == "unsupported_claims"
+    assert len(events(out, "verify", "no_value")) == 2

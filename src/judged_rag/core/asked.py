@@ -401,6 +401,54 @@ def of_kind(question: str, copy: str) -> bool:
     return bool(tokens & NUMBER_WORDS) or (time and bool(tokens & TIME_WORDS))
 
 
+_ASKS_WHICH = re.compile(
+    r"^\W*(?:which|who|whom|whose|where|what\s+(?!(?:is|are|was|were)\b)[^\W\d_]+\s+"
+    r"(?:is|are|was|were)\b)",
+    re.IGNORECASE,
+)
+"""A question asking for a thing, a person or a place ("Which metal is liquid at room
+temperature?"): a measure word in it names a condition, not the value asked."""
+
+
+def value_asked(question: str) -> str | None:
+    """The value the question's form asks for: "time", "quantity", a measure, or None.
+
+    "When …?" asks a time, "How many …?" a quantity (`asks_time`, `asks_quantity`), and
+    "Give the weight of the TAQSH." a measure ("mass", `measure_asked`) unless the
+    question asks which thing or who (`_ASKS_WHICH`), or is a yes/no question with no
+    value clause ("Does it weigh more than 2 kg?" is answered "No").
+    """
+    if asks_time(question):
+        return "time"
+    if asks_quantity(question):
+        return "quantity"
+    measure = measure_asked(question)
+    if measure is None or _ASKS_WHICH.match(_last_clause(question)):
+        return None
+    if YES_NO_OPENING.match(question) and value_clause(question) is None:
+        return None
+    return measure
+
+
+def gives_value(question: str, text: str) -> bool:
+    """Whether `text` states a value of the kind the question asks for (`value_asked`).
+
+    A number, a number word ("three", "no") or, for a time, a word of time ("in March");
+    "how often" is also answered by a frequency ("annually"). Any text passes a question
+    that asks for none of these. "The weight of the TAQSH is given in the specifications
+    section" gives no weight; "Yes, you may work from home" no number of days.
+    """
+    asked = value_asked(question)
+    if asked is None or states_a_number(text):
+        return True
+    tokens = set(words(text).split())
+    if tokens & NUMBER_WORDS:
+        return True
+    if asked == "time":
+        return bool(tokens & TIME_WORDS)
+    return asked == "quantity" and bool(tokens & CALENDAR)
+
+
 def worded_as_asked(question: str) -> Callable[[str], bool] | None:
     """The test of a text wording what the question asks for with no digit, or None.
 

@@ -13,12 +13,14 @@ held to it:
   answer to a question asking a measure (how loud, heavy, tall…) must not state only
   another one ("180 centimetres" for "How loud …?", `core.asked`; no LLM; replaced by
   the judge's agreeing copy when that states the measure asked in its unit). A draft
-  restating the judge's quote of a document it does not cite, and none of those it
-  cites, is cited to that document without a call; any other claim citing the wrong
-  document is re-pointed to the one that states it (unless that one is about something
-  else, `cited_elsewhere`) and checked once more; otherwise
-  the answer is regenerated (at most `max_regenerations` times), then abstained from
-  (`unsupported_claims`).
+  stating no value where the question asks for one (a number, a time, a measure: "The
+  weight is given in the specifications section [1]") is sent back with why, with no
+  LLM call (`no_value`). A draft restating the judge's quote of a document it does not
+  cite, and none of those it cites, is cited to that document without a call; any
+  other claim citing the wrong document is re-pointed to the one that states it
+  (unless that one is about something else, `cited_elsewhere`) and checked once more;
+  otherwise the answer is regenerated (at most `max_regenerations` times), then
+  abstained from (`unsupported_claims`).
 - An accepted answer from documents that cites none is cited to the documents whose
   judge's quote it restates, or whose disputed value it gives (`sourced`): every answer
   from documents says which.
@@ -37,7 +39,14 @@ from langgraph.runtime import Runtime
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import measure_asked, measure_mismatch, measures_stated, unpinned
+from judged_rag.core.asked import (
+    gives_value,
+    measure_asked,
+    measure_mismatch,
+    measures_stated,
+    unpinned,
+    value_asked,
+)
 from judged_rag.core.budget import ANSWERING, charged, exhausted, spare
 from judged_rag.core.citations import (
     citations_for,
@@ -66,6 +75,19 @@ Verdict = Literal["accept", "regenerate", "reopen", "abstain"]
 
 MIN_QUOTE_CHARS = 2
 """Shortest judge quote (in characters, punctuation aside) a draft can be said to restate."""
+
+ASKED_VALUE = {
+    "time": "a time or date",
+    "quantity": "a number",
+    "sound": "a loudness",
+    "mass": "a weight",
+    "length": "a length",
+    "temperature": "a temperature",
+    "speed": "a speed",
+    "power": "a power",
+    "voltage": "a voltage",
+}
+"""What `no_value` says the question asks for, by `core.asked.value_asked`."""
 
 MAX_LISTED = 10
 """Invalid citation numbers named in the trace and the feedback (a reply may cite thousands)."""
@@ -132,7 +154,9 @@ def _verdict(
     # Documents that disagree: restating one of them must not hide the other.
     conflict = state.get("conflict")
     echo = echoed(state.get("feedback") or [], draft) if cfg.verify else None
-    free_pass = cfg.verify_quotes and not (invalid or alternatives or conflict or echo)
+    # A draft stating no value where the question asks one answers nothing, quoted or not.
+    valueless = no_value(state["question"], draft) if cfg.verify else None
+    free_pass = cfg.verify_quotes and not (invalid or alternatives or conflict or echo or valueless)
     quoted = restated_quotes(state, draft) if free_pass else []
     if cfg.verify and quoted:
         events.append(event("verify", "checked", supported=True, by="judge_quote", quotes=quoted))
@@ -175,6 +199,12 @@ def _verdict(
         supported = False
         claims = [measured, *claims]
         events.append(event("verify", "other_measure", claim=measured))
+    elif valueless:
+        # "The weight is given in the specifications section [1]": the page may say so,
+        # but the question asked for the weight.
+        supported = False
+        claims = [valueless, *claims]
+        events.append(event("verify", "no_value", claim=valueless))
     elif cfg.verify:
         check, cost = _check(state, draft, basis, step, events)
         supported = check.supported and not invalid
@@ -193,7 +223,7 @@ def _verdict(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
     repaired: dict[str, Any] = {}
-    if not supported and cfg.verify and not (contradicted or elsewhere or measured):
+    if not supported and cfg.verify and not (contradicted or elsewhere or measured or valueless):
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
@@ -307,6 +337,20 @@ def other_measured(question: str, draft: str) -> str | None:
     """
     found = measure_mismatch(question, without_citations(draft))
     return f"the answer gives {found}" if found else None
+
+
+def no_value(question: str, draft: str) -> str | None:
+    """Why the draft does not answer a question asking a value it states none of, or None.
+
+    "Give the weight of the TAQSH." drafted "The weight of the TAQSH is given in the
+    specifications section of the document [1]", or "Am I allowed to work from home, and
+    how many days a week?" drafted "Yes, you are allowed to work from home [1]": no number,
+    number word or (for a time) word of time (`core.asked.gives_value`; no LLM call).
+    """
+    if gives_value(question, without_citations(draft)):
+        return None
+    wanted = ASKED_VALUE.get(value_asked(question) or "", "a value")
+    return f"the answer states no value, but the question asks for {wanted}"
 
 
 def _rejected(
