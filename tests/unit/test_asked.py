@@ -73,6 +73,13 @@ def test_the_form_of_a_question(question: str, quantity: bool, time: bool) -> No
         ("What is the speed of light?", "299,792 kilometres per second", True),
         ("What is the speed of the belt?", "2 metres", False),
         ("How heavy is the unit?", "20 euros per kilogram", True),  # a price: no measure
+        # "How long" asks a time or a length: a power or an amount answers neither.
+        ("How long does the GPMG run on its backup battery?", "3 watts", False),
+        ("How long does the GPMG run on its backup battery?", "20 euros", False),
+        ("How long does the GPMG run on its backup battery?", "8 hours", True),
+        ("How long does the GPMG run on its backup battery?", "8 hours at 3 W", True),
+        ("How long is the sensor cable?", "100 metres", True),
+        ("Is it permitted to be off sick without a note, and for how long?", "5 days", True),
         # How many: not answered by a text whose every number is an amount of a unit.
         ("What is the maximum number of participants in an offsite?", "220 euros", False),
         ("How many monitors does a desk have?", "€90", False),
@@ -149,6 +156,9 @@ def test_a_measure_mismatch_says_what_is_given_and_what_is_asked() -> None:
     assert measure_mismatch(question, "1.8 m") is None
     assert measure_mismatch("How many desks are there?", "40 euros") == (
         "a money value, but the question asks how many"
+    )
+    assert measure_mismatch("How long does the unit run on battery?", "3 W") == (
+        "a power value, but the question asks how long"
     )
 
 

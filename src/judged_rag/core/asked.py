@@ -16,7 +16,8 @@ question's form makes plain, with no call:
   else ("180 centimetres" for "How loud is the unit?"); a copy with no unit, or a
   question asking several measures at once ("How high is the temperature?"), passes;
   a question asking how many is not answered by a copy whose every number is an amount
-  of a unit ("220 euros" for "the maximum number of participants");
+  of a unit ("220 euros" for "the maximum number of participants"), nor one asking how
+  long by amounts of neither a time nor a length ("3 watts");
 - **the year or version asked**: "How many staff did it employ in 2023?" is answered only
   by a chunk that names 2023 (in its text or its note, which carries its document's
   date), and "… in firmware 4.2?" only by one that names 4.2.
@@ -276,6 +277,9 @@ CURRENCIES = frozenset(
 COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.IGNORECASE)
 """A question asking how many ("How many desks …?", "the maximum number of participants")."""
 
+HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
+"""A question asking how long: a time or a length ("How long does the battery last?")."""
+
 _AMOUNT = re.compile(
     r"([€$£]\s*)?(?<![\w.,])\d[\d,.]*(?:\s*(°\s*[cf]\b|km/h|m/s|[^\W\d_]+))?", re.I
 )
@@ -360,11 +364,18 @@ def other_measure(question: str, text: str) -> tuple[str, str] | None:
     with no unit, or with a unit of the measure asked beside others, is not. A question
     asking how many (`asks_count`) is answered by no text whose every number is an
     amount of a unit: ("count", "money") for "the maximum number of participants"
-    answered "220 euros".
+    answered "220 euros". Nor is a question asking how long (a time or a length) by a
+    text whose every number is an amount of another measure: ("how long", "power") for
+    "How long does the unit run on its backup battery?" answered "3 watts".
     """
     if asks_count(question):
         measured = amounts_measured(text)
         return ("count", ", ".join(sorted(measured))) if measured else None
+    if HOW_LONG.search(_last_clause(question)) and measure_asked(question) is None:
+        measured = amounts_measured(text)  # a time's units are no units there: None
+        if measured and "length" not in measured:
+            return ("how long", ", ".join(sorted(measured)))
+        return None
     asked = measure_asked(question)
     stated = measures_stated(text) if asked else set()
     if asked == "length" and _TIME_FITS.search(_last_clause(question)):
@@ -384,7 +395,7 @@ def measure_mismatch(question: str, text: str) -> str | None:
     if found is None:
         return None
     asked, stated = found
-    asks = "how many" if asked == "count" else f"for {asked}"
+    asks = {"count": "how many", "how long": "how long"}.get(asked, f"for {asked}")
     return f"a {stated} value, but the question asks {asks}"
 
 
