@@ -404,11 +404,14 @@ def of_kind(question: str, copy: str) -> bool:
     if other_measure(question, copy) is not None:
         return False
     quantity, time = asks_quantity(question), asks_time(question)
-    if not (quantity or time):
+    return not (quantity or time) or _numbered(copy, time=time)
+
+
+def _numbered(text: str, *, time: bool) -> bool:
+    """Whether the text has a digit or a number word, or for a time a word of time."""
+    if states_a_number(text):
         return True
-    if states_a_number(copy):
-        return True
-    tokens = set(words(copy).split())
+    tokens = set(words(text).split())
     return bool(tokens & NUMBER_WORDS) or (time and bool(tokens & TIME_WORDS))
 
 
@@ -450,14 +453,9 @@ def gives_value(question: str, text: str) -> bool:
     section" gives no weight; "Yes, you may work from home" no number of days.
     """
     asked = value_asked(question)
-    if asked is None or states_a_number(text):
+    if asked is None or _numbered(text, time=asked == "time"):
         return True
-    tokens = set(words(text).split())
-    if tokens & NUMBER_WORDS:
-        return True
-    if asked == "time":
-        return bool(tokens & TIME_WORDS)
-    return asked == "quantity" and bool(tokens & CALENDAR)
+    return asked == "quantity" and bool(set(words(text).split()) & CALENDAR)
 
 
 def worded_as_asked(question: str) -> Callable[[str], bool] | None:
