@@ -124,7 +124,8 @@ class Judgment(TypedDict):
     the join, by the round's threshold."""
     grounded: NotRequired[bool]
     """False when `assess` made a Highly Relevant judgment Somewhat Relevant because its
-    document does not name what the question names (`subject_grounding`)."""
+    document does not name what the question names (`subject_grounding`), or its copy is
+    how often something else happens (`nodes.assess._what_happens`)."""
     hop: NotRequired[bool]
     """Judged against the hop's first question (`State.hop`), not the run's: it counts
     for finding the name, never as support for the answer."""

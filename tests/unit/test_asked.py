@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage
 
 from judged_rag import Components, build_graph
 from judged_rag.core.asked import (
+    FREQUENCY,
     asks_quantity,
     asks_time,
     gives_value,
@@ -16,9 +17,23 @@ from judged_rag.core.asked import (
     names_pinned,
     of_kind,
     pinned,
+    same_word,
+    says_what_happens,
+    states_what_happens,
     value_asked,
+    what_happens,
+    words_what_happens,
 )
-from tests.fakes import doc, events, generator, judge_model, quote, scripted_retriever, verdict
+from tests.fakes import (
+    doc,
+    events,
+    generator,
+    judge_model,
+    quote,
+    scripted_retriever,
+    state_doc,
+    verdict,
+)
 
 
 @pytest.mark.parametrize(
@@ -446,3 +461,141 @@ def test_an_answer_that_never_states_the_value_is_abstained_from() -> None:
     )
     assert out["abstained"] is True and out["reason"] == "unsupported_claims"
     assert len(events(out, "verify", "no_value")) == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "happens"),
+    [
+        ("How often does the WSB meet?", ["wsb", "meet"]),
+        ("Explain how often the TAQSH needs recalibrating.", ["taqsh", "recalibrating"]),
+        ("Can I work abroad, and how often?", []),
+        ("How often must a service account change its password?", ["service", "account"]),
+        ("When does the WSB meet?", []),
+    ],
+)
+def test_what_happens_in_a_question_asking_how_often(question: str, happens: list[str]) -> None:
+    assert what_happens(question)[: len(happens)] == happens
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "says"),
+    [
+        # The charter's own review cadence is not how often the board meets.
+        ("How often does the WSB meet?", "It is reviewed at least once a year.", False),
+        ("How often does the WSB meet?", "It meets on the first Monday of each quarter.", True),
+        # A title that names meetings does not make its page's review cadence one.
+        ("How often does the DGC meet?", "The minutes are reviewed once a year.", False),
+        ("how often does the wsb meet?", "It is reviewed every two years.", False),
+        ("How often are laptops replaced?", "The laptop replacement cycle is 5 years.", True),
+        ("How often are laptops replaced?", "| E-mail | 5 years |", False),
+        (
+            "How often must an administrator account change its password?",
+            "| Administrator | 10 characters | 365 days |",
+            True,
+        ),
+        ("Explain how often the TAQSH needs recalibrating.", "Recalibrate it yearly.", True),
+        # Said in other words: no word in common (why it takes another document's statement).
+        ("How often is the Tour held?", "The Tour is an annual race.", False),
+        ("What is the capital?", "Paris.", True),
+    ],
+)
+def test_whether_a_sentence_says_what_happens(question: str, sentence: str, says: bool) -> None:
+    assert says_what_happens(question, sentence) is says
+
+
+def test_forms_of_one_word() -> None:
+    assert same_word("meet", "meets") and same_word("replaced", "replacement")
+    assert same_word("recalibrated", "recalibrating") and same_word("salaries", "salary")
+    assert not same_word("meet", "met") and not same_word("review", "meet")
+    assert not same_word("change", "charter")
+
+
+CHARTER = doc("WSB charter", "It is reviewed at least once a year.")
+BODIES = doc(
+    "Governance bodies", "The WSB sets priorities. It meets on the first Monday of each quarter."
+)
+
+
+def _meeting_run(pages: list[Any], *judged: AIMessage, drafts: tuple[str, ...]) -> dict[str, Any]:
+    parts = Components(
+        chat_model=generator(*drafts),
+        judge_model=judge_model(*judged, verdict(True, 0.9), knows="B"),
+        retriever=scripted_retriever(pages),
+    )
+    return run(parts, "How often does the WSB meet?")
+
+
+def test_a_copy_of_how_often_something_else_happens_is_no_support() -> None:
+    # The judge copies the charter's review cadence and misreads the page that answers.
+    out = _meeting_run(
+        [CHARTER, BODIES],
+        quote("At least once a year", **{"At": 0.95, "NONE": 0.05}),
+        quote("Once a month", **{"Once": 0.9, "NONE": 0.1}),
+        drafts=("The WSB meets on the first Monday of each quarter [2].",),
+    )
+    assert events(out, "assess", "other_happening") == [{"documents": ["WSB charter"]}]
+    # Its copy was Highly Relevant; both pages reach the generator as Somewhat Relevant.
+    assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
+    combined = events(out, "combine", "combined")[0]
+    assert combined["sets"] == {"D_H": 0, "D_S": 2, "D_N": 0}
+    # The page stating how often the board meets leads; the other copy's page comes last.
+    assert combined["chosen"] == ["Governance bodies", "WSB charter"]
+    assert "first Monday of each quarter" in out["answer"]
+
+
+def test_with_no_page_saying_it_the_copy_stays_support() -> None:
+    # Nothing retrieved says how often the board meets: the copy may say it in other words.
+    out = _meeting_run(
+        [CHARTER],
+        quote("At least once a year", **{"At": 0.95, "NONE": 0.05}),
+        drafts=("The WSB charter is reviewed at least once a year [1].",),
+    )
+    assert events(out, "assess", "other_happening") == []
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "frequency"),
+    [
+        ("It meets on the first Monday of each quarter.", True),
+        ("It is reviewed at least once a year.", True),
+        ("The device must be recalibrated every 18 months.", True),
+        ("Backups run nightly.", True),
+        ("The meeting was held on 2024-03-15.", False),
+        ("The laptop replacement cycle is 5 years.", False),  # said otherwise: not ranked
+    ],
+)
+def test_a_frequency_in_so_many_words(text: str, frequency: bool) -> None:
+    assert (FREQUENCY.search(text) is not None) is frequency
+
+
+def test_a_document_stating_how_often_what_is_asked_happens() -> None:
+    question = "How often does the WSB meet?"
+    wsb = "The WSB sets priorities. It meets on the first Monday of each quarter."
+    other = "The DGC reviews decisions. The board meets on the first Tuesday of each month."
+    held = "Minutes of the meeting of the WSB held on 2024-03-15."
+    assert words_what_happens(question, wsb) and words_what_happens(question, other)
+    assert not words_what_happens(question, held)
+    assert not words_what_happens("Who chairs the WSB?", wsb)
+    # Ranked first only when it is about the question's subject.
+    assert states_what_happens(question, state_doc("Governance bodies", wsb))
+    assert not states_what_happens(question, state_doc("Governance bodies", other))
+
+
+def test_another_subjects_wording_is_enough_to_doubt_a_copy() -> None:
+    # Nothing says how often the GPMG is recalibrated; the TAQSH's manual words it.
+    gpmg = doc("GPMG manual", "The GPMG is a gateway. Check the connections once a year.")
+    taqsh = doc("TAQSH manual", "The TAQSH must be recalibrated every 30 months.")
+    parts = Components(
+        chat_model=generator("I don't know."),
+        judge_model=judge_model(
+            quote("once a year", **{"once": 0.95, "NONE": 0.05}),
+            quote("NONE", **{"NONE": 0.9, "every": 0.1}),
+            knows="B",
+        ),
+        retriever=scripted_retriever([gpmg, taqsh]),
+    )
+    out = run(parts, "How often must the GPMG be recalibrated?")
+    assert events(out, "assess", "other_happening") == [{"documents": ["GPMG manual"]}]
+    assert out["abstained"] is True

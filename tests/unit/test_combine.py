@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from judged_rag.configuration import STRATEGIES
+from judged_rag.core.judgments import labelled_sets
 from judged_rag.core.strategies import NeedsWeb, evaluate, parse_strategy
 
 
@@ -132,28 +133,28 @@ def test_the_prompt_budget_keeps_documents_while_their_text_fits() -> None:
     assert ids(within_chars(docs, 750)) == ["d0", "d1"]
 
 
+def judgment(doc_id: str, composite: float, judge: float | None) -> dict[str, Any]:
+    j: dict[str, Any] = {
+        "doc_id": doc_id,
+        "label": "somewhat_relevant",
+        "reason": "",
+        "evidence": "",
+        "aligned_components": [],
+        "alignment": "unchecked",
+        "alignment_ratio": 0.0,
+        "composite_score": composite,
+        "by": "llm",
+        "iteration": 0,
+    }
+    if judge is not None:
+        j["judge_score"] = judge
+    return j
+
+
 def test_labelled_sets_rank_by_the_judges_score_then_the_composite() -> None:
-    from judged_rag.core.judgments import labelled_sets
-
-    def judgment(doc_id: str, composite: float, judge: float | None) -> dict[str, Any]:
-        j: dict[str, Any] = {
-            "doc_id": doc_id,
-            "label": "somewhat_relevant",
-            "reason": "",
-            "evidence": "",
-            "aligned_components": [],
-            "alignment": "unchecked",
-            "alignment_ratio": 0.0,
-            "composite_score": composite,
-            "by": "llm",
-            "iteration": 0,
-        }
-        if judge is not None:
-            j["judge_score"] = judge
-        return j
-
     # The answer-bearing page has the lowest cosine but the judge's best score: first.
     state: Any = {
+        "question": "Who founded the company?",
         "documents": [{"id": d} for d in ("close", "evidence", "tie_a", "tie_b")],
         "judgments": [
             judgment("close", 0.75, 0.61),
@@ -167,3 +168,24 @@ def test_labelled_sets_rank_by_the_judges_score_then_the_composite() -> None:
     for j in state["judgments"]:
         j.pop("judge_score")
     assert ids(labelled_sets(state)["somewhat_relevant"]) == ["close", "evidence", "tie_b", "tie_a"]
+
+
+def test_a_page_stating_how_often_what_is_asked_happens_leads_its_set() -> None:
+    # The judge misread the bodies' page ("once a month", not in it): no copy, low score.
+    texts = {
+        "minutes": "The minutes of the previous meeting were approved.",
+        "bodies": "The WSB sets priorities. It meets on the first Monday of each quarter.",
+        "charter": "It is reviewed at least once a year.",
+    }
+    state: Any = {
+        "question": "How often does the WSB meet?",
+        "documents": [{"id": d, "title": d, "content": t} for d, t in texts.items()],
+        "judgments": [
+            judgment("minutes", 0.72, 0.3),
+            judgment("bodies", 0.63, 0.2),
+            {**judgment("charter", 0.60, 0.9), "grounded": False},
+        ],
+    }
+    assert ids(labelled_sets(state)["somewhat_relevant"]) == ["bodies", "minutes", "charter"]
+    state["question"] = "Who chairs the WSB?"
+    assert ids(labelled_sets(state)["somewhat_relevant"]) == ["minutes", "bodies", "charter"]

@@ -20,7 +20,7 @@ from tests.fakes import (
     verdict,
 )
 
-LEAVERS = doc("leavers", "Leavers must return all equipment within 5 working days.")
+LEAVERS = doc("leavers", "Leavers must return their laptops within 5 working days.")
 PHONES = doc("phones", "A company phone is issued to staff who travel often.")
 CYCLE = doc("cycle", "From July 2025 the laptop replacement cycle is 5 years.")
 QUESTION = "How often are laptops replaced?"

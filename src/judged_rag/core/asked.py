@@ -4,7 +4,7 @@ GGatrieval aligns each component of the question with the document; an answer is
 supported only when the components it needs are grounded. The extracting judge copies
 what it takes for the answer, and a small model often copies the fact next to it: the
 name of the relay board when the question asks for the board's lead time, a vessel's
-tonnage for its length, the 2022 count for 2023. Two checks of the copy catch what a
+tonnage for its length, the 2022 count for 2023. Checks of the copy catch what a
 question's form makes plain, with no call:
 
 - **kind**: a question asking how many, how much, how long, how often (a quantity), or
@@ -20,7 +20,12 @@ question's form makes plain, with no call:
   long by amounts of neither a time nor a length ("3 watts");
 - **the year or version asked**: "How many staff did it employ in 2023?" is answered only
   by a chunk that names 2023 (in its text or its note, which carries its document's
-  date), and "… in firmware 4.2?" only by one that names 4.2.
+  date), and "… in firmware 4.2?" only by one that names 4.2;
+- **what happens**: "How often does the WSB meet?" is not answered by the charter's "It
+  is reviewed at least once a year", a sentence holding none of the question's words
+  after "how often" but its names (`says_what_happens`); `nodes.assess` applies it when
+  a retrieved document words that frequency in the question's words
+  (`words_what_happens`).
 
 The same forms say when a reply in the judge's own words holds a copy: a run of it that
 the chunk holds and that words a quantity or a time the question asks for
@@ -39,7 +44,15 @@ import re
 from collections.abc import Callable
 
 from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
-from judged_rag.core.quotes import states_a_number, words
+from judged_rag.core.documents import undated
+from judged_rag.core.quotes import (
+    LEADING_WORDS,
+    names_subject,
+    statements,
+    states_a_number,
+    subject_terms,
+    words,
+)
 from judged_rag.state import Doc
 
 QUANTITY = re.compile(
@@ -476,6 +489,115 @@ def worded_as_asked(question: str) -> Callable[[str], bool] | None:
     wanted = CARDINALS | CALENDAR if time else CARDINALS
     own = set(words(question).split())
     return lambda text: bool((set(words(text).split()) - own) & wanted)
+
+
+OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
+
+NOT_WHAT_HAPPENS = LEADING_WORDS | frozenset(
+    [
+        *("be", "been", "being", "get", "gets", "got", "need", "needs", "needed"),
+        *("happen", "happens", "take", "takes", "place", "usually", "normally", "typically"),
+        *("it", "its", "they", "their", "them", "we", "our", "us", "i", "my", "me"),
+        *("you", "your", "he", "his", "she", "her", "this", "that", "these", "those"),
+        *("and", "or", "with", "there", "any", "one", "ones", "required", "supposed"),
+        *("expected", "allowed"),
+    ]
+)
+"""Words of a "how often" question that say nothing of what happens: question words,
+auxiliaries, pronouns, light verbs ("needs recalibrating": what happens is recalibrating)."""
+
+
+def what_happens(question: str) -> list[str]:
+    """The words of a "how often" question after "how often", less `NOT_WHAT_HAPPENS`.
+
+    "How often does the WSB meet?" gives ["wsb", "meet"], "How often must an
+    administrator account change its password?" ["administrator", "account", "change",
+    "password"]; [] for a question that does not ask how often.
+    """
+    clause = _last_clause(question)
+    found = OFTEN.search(clause)
+    if found is None:
+        return []
+    after = words(clause[found.end() :]).split()
+    return [w for w in after if w not in NOT_WHAT_HAPPENS and not w.isdigit()]
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two lower-case words are forms of one ("meet", "meets").
+
+    The longer starts with the shorter, or with all but its last two letters and with at
+    least three ("replaced", "replacement"; "salary", "salaries"; not "change",
+    "charter").
+    """
+    short, long = sorted((a, b), key=len)
+    shared = len(short) if long.startswith(short) else _shared_prefix(short, long)
+    return shared >= min(len(short), max(3, len(short) - 2))
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def says_what_happens(question: str, statement: str) -> bool:
+    """Whether the statement a frequency was copied from is about what the question asks.
+
+    A page states several frequencies of one subject: "How often does the WSB meet?" is
+    not answered by the WSB charter's "It is reviewed at least once a year". The
+    statement must hold one of the words of `what_happens` besides the question's names
+    (`core.quotes.subject_terms`: "wsb"), in any of its forms (`same_word`: "the laptop
+    replacement cycle is 5 years" for "How often are laptops replaced?"). True for a
+    question that does not ask how often, or whose words all name its subject.
+    """
+    names = subject_terms(question)
+    asked = [w for w in what_happens(question) if w not in names]
+    held = words(statement).split()
+    return not asked or any(same_word(w, s) for w in asked for s in held)
+
+
+_PERIOD = (
+    r"(?:second|minute|hour|day|night|week|weekday|weekend|fortnight|month|quarter|term|"
+    r"semester|season|year|decade|" + "|".join(WEEKDAYS) + r")s?"
+)
+FREQUENCY = re.compile(
+    r"\b(?:once|twice|thrice|(?:\d+|[^\W\d_]+)\s+times)\b"
+    rf"|\b(?:every|each|per)\s+(?:other\s+|(?:\d+|[^\W\d_]+)\s+)?{_PERIOD}\b"
+    r"|\b(?:hourly|daily|nightly|weekly|fortnightly|biweekly|monthly|bimonthly|quarterly|"
+    r"yearly|annually|biannually|biennially)\b",
+    re.IGNORECASE,
+)
+"""A frequency in so many words: "once a year", "every 18 months", "the first Monday of
+each quarter", "every Friday", "quarterly" ("a cycle of 5 years" is not one)."""
+
+
+def words_what_happens(question: str, text: str) -> bool:
+    """Whether a statement of the text words how often what the question asks happens.
+
+    One that `says_what_happens` for the question and states a `FREQUENCY` ("The board
+    meets on the first Tuesday of each month" for "How often does the WSB meet?", of
+    whichever board; not "The meeting was held on 2024-03-15"). False for a question
+    that does not ask how often.
+    """
+    if not what_happens(question):
+        return False
+    return any(
+        says_what_happens(question, s) and FREQUENCY.search(s) is not None for s in statements(text)
+    )
+
+
+def states_what_happens(question: str, doc: Doc) -> bool:
+    """Whether the document says how often what the question asks happens.
+
+    It names what the question names (`core.quotes.names_subject`: its text, title or
+    context note) and `words_what_happens` ("It meets on the first Monday of each
+    quarter" in the section "WSB" for "How often does the WSB meet?"; not another
+    board's "The board meets on the first Tuesday of each month").
+    """
+    return names_subject(question, doc["title"], doc["content"]) and words_what_happens(
+        question, undated(doc["content"])
+    )
 
 
 def pinned(question: str) -> list[str]:
