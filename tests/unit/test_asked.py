@@ -508,6 +508,8 @@ def test_forms_of_one_word() -> None:
     assert same_word("recalibrated", "recalibrating") and same_word("salaries", "salary")
     assert not same_word("meet", "met") and not same_word("review", "meet")
     assert not same_word("change", "charter")
+    assert not same_word("a", "allowance") and not same_word("me", "meet")
+    assert same_word("run", "runs") and same_word("it", "it")
 
 
 CHARTER = doc("WSB charter", "It is reviewed at least once a year.")

@@ -527,9 +527,12 @@ def same_word(a: str, b: str) -> bool:
 
     The longer starts with the shorter, or with all but its last two letters and with at
     least three ("replaced", "replacement"; "salary", "salaries"; not "change",
-    "charter").
+    "charter"). A word of one or two letters is only itself ("a" is no form of
+    "allowance").
     """
     short, long = sorted((a, b), key=len)
+    if len(short) < 3:
+        return a == b
     shared = len(short) if long.startswith(short) else _shared_prefix(short, long)
     return shared >= min(len(short), max(3, len(short) - 2))
 
