@@ -12,6 +12,7 @@ documents are labelled here first, by the threshold of the round's scores
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -182,24 +183,13 @@ def _grounded_support(
     made for the hop's first question are left alone. The ids of those relabelled.
     """
     question = hops.asked(state)
-    docs = {d["id"]: d for d in state.get("documents") or []}
-    off: list[str] = []
-    out: list[Judgment] = []
-    for j in judgments:
-        doc = docs.get(j["doc_id"])
-        if (
-            j["iteration"] == iteration
-            and j["label"] == "highly_relevant"
-            and not j.get("hop")
-            and doc is not None
-            and not names_subject(question, doc["title"], doc["content"])
-        ):
-            why = "the document does not name what the question names"
-            j = {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"}
-            j["grounded"] = False
-            off.append(j["doc_id"])
-        out.append(j)
-    return out, off
+    return _not_grounded(
+        state,
+        judgments,
+        iteration,
+        lambda _, doc: not names_subject(question, doc["title"], doc["content"]),
+        "the document does not name what the question names",
+    )
 
 
 def _what_happens(
@@ -221,11 +211,36 @@ def _what_happens(
     left alone. The ids of those relabelled.
     """
     question = hops.asked(state)
-    docs = {d["id"]: d for d in state.get("documents") or []}
+    docs = state.get("documents") or []
     if not what_happens(question) or not any(
-        words_what_happens(question, undated(d["content"])) for d in docs.values()
+        words_what_happens(question, undated(d["content"])) for d in docs
     ):
         return judgments, []
+    return _not_grounded(
+        state,
+        judgments,
+        iteration,
+        lambda j, doc: (
+            bool(j["evidence"]) and not says_what_happens(question, _statement(doc, j["evidence"]))
+        ),
+        "the copy is how often something else happens; another document says it",
+    )
+
+
+def _not_grounded(
+    state: State,
+    judgments: list[Judgment],
+    iteration: int,
+    answers_else: Callable[[Judgment, Doc], bool],
+    why: str,
+) -> tuple[list[Judgment], list[str]]:
+    """The round's Highly Relevant judgments that `answers_else`, made Somewhat Relevant.
+
+    Marked not grounded (`Judgment.grounded`: ranked after the rest of their set), with
+    `why` added to their reason; judgments made for the hop's first question are left
+    alone. The judgments, and the ids of those relabelled.
+    """
+    docs = {d["id"]: d for d in state.get("documents") or []}
     off: list[str] = []
     out: list[Judgment] = []
     for j in judgments:
@@ -234,11 +249,9 @@ def _what_happens(
             j["iteration"] == iteration
             and j["label"] == "highly_relevant"
             and not j.get("hop")
-            and j.get("evidence")
             and doc is not None
-            and not says_what_happens(question, _statement(doc, j["evidence"]))
+            and answers_else(j, doc)
         ):
-            why = "the copy is how often something else happens; another document says it"
             j = {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"}
             j["grounded"] = False
             off.append(j["doc_id"])
