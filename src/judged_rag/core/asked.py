@@ -530,18 +530,11 @@ def same_word(a: str, b: str) -> bool:
     "charter"). A word of one or two letters is only itself ("a" is no form of
     "allowance").
     """
-    short, long = sorted((a, b), key=len)
+    short = min(a, b, key=len)
     if len(short) < 3:
         return a == b
-    shared = len(short) if long.startswith(short) else _shared_prefix(short, long)
+    shared = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(short))
     return shared >= min(len(short), max(3, len(short) - 2))
-
-
-def _shared_prefix(a: str, b: str) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def says_what_happens(question: str, statement: str) -> bool:
@@ -554,8 +547,17 @@ def says_what_happens(question: str, statement: str) -> bool:
     replacement cycle is 5 years" for "How often are laptops replaced?"). True for a
     question that does not ask how often, or whose words all name its subject.
     """
+    return _holds_one(_happening(question), statement)
+
+
+def _happening(question: str) -> list[str]:
+    """`what_happens` without the question's names: the words a statement must hold one of."""
     names = subject_terms(question)
-    asked = [w for w in what_happens(question) if w not in names]
+    return [w for w in what_happens(question) if w not in names]
+
+
+def _holds_one(asked: list[str], statement: str) -> bool:
+    """Whether the statement holds a form of one of `asked` (any statement, for none)."""
     held = words(statement).split()
     return not asked or any(same_word(w, s) for w in asked for s in held)
 
@@ -585,9 +587,8 @@ def words_what_happens(question: str, text: str) -> bool:
     """
     if not what_happens(question):
         return False
-    return any(
-        says_what_happens(question, s) and FREQUENCY.search(s) is not None for s in statements(text)
-    )
+    asked = _happening(question)  # read once, not for every statement
+    return any(_holds_one(asked, s) and FREQUENCY.search(s) is not None for s in statements(text))
 
 
 def states_what_happens(question: str, doc: Doc) -> bool:
