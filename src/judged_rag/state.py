@@ -125,7 +125,7 @@ class Judgment(TypedDict):
     grounded: NotRequired[bool]
     """False when `assess` made a Highly Relevant judgment Somewhat Relevant because its
     document does not name what the question names (`subject_grounding`), or its copy is
-    how often something else happens (`nodes.assess._what_happens`)."""
+    another fact than the one asked (`nodes.assess._other_fact`)."""
     hop: NotRequired[bool]
     """Judged against the hop's first question (`State.hop`), not the run's: it counts
     for finding the name, never as support for the answer."""

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components, build_graph
 from judged_rag.core.asked import (
     FREQUENCY,
+    asked_about,
     asks_quantity,
     asks_time,
     gives_value,
@@ -18,11 +19,11 @@ from judged_rag.core.asked import (
     of_kind,
     pinned,
     same_word,
-    says_what_happens,
-    states_what_happens,
+    says_asked,
+    states_asked,
     value_asked,
     what_happens,
-    words_what_happens,
+    words_asked,
 )
 from tests.fakes import (
     doc,
@@ -499,8 +500,64 @@ def test_what_happens_in_a_question_asking_how_often(question: str, happens: lis
         ("What is the capital?", "Paris.", True),
     ],
 )
-def test_whether_a_sentence_says_what_happens(question: str, sentence: str, says: bool) -> None:
-    assert says_what_happens(question, sentence) is says
+def test_whether_a_sentence_says_asked(question: str, sentence: str, says: bool) -> None:
+    assert says_asked(question, sentence) is says
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("How often does the WSB meet?", ["meet"]),
+        (
+            "May I fly business class, and on flights of what length?",
+            ["fly", "business", "class", "flights", "length"],
+        ),
+        (
+            "May I bring a visitor, and how early must they be registered?",
+            ["bring", "visitor", "early", "registered"],
+        ),
+        # Numbers in the question state a condition, not what it asks about.
+        (
+            "May I book a two-week holiday at short notice, or how much notice is needed?",
+            ["book", "week", "holiday", "short", "notice"],
+        ),
+        # The names are left out: a page may call the GPMG "the unit".
+        ("Is the GPMG allowed on site, and for how long?", ["site"]),
+        # Asking who, where or which, or no value after the yes/no question: any statement.
+        ("Is there a company car scheme, and who qualifies?", []),
+        ("May I fly business class?", []),
+        ("What is the nightly hotel limit?", []),
+    ],
+)
+def test_what_a_question_asks_about(question: str, asked: list[str]) -> None:
+    assert asked_about(question) == asked
+
+
+@pytest.mark.parametrize(
+    ("sentence", "says"),
+    [
+        ("Flights over six hours may be booked in business class.", True),
+        ("The hotel limit outside capital cities is 120 euros a night.", False),
+        ("| Service | 15 characters | 180 days |", False),
+    ],
+)
+def test_whether_a_sentence_is_about_the_value_a_yes_no_question_asks(
+    sentence: str, says: bool
+) -> None:
+    question = "May I fly business class, and on flights of what length?"
+    assert says_asked(question, sentence) is says
+
+
+def test_a_statement_of_the_value_asked_in_the_questions_words() -> None:
+    question = "May I bring a visitor, and how early must they be registered?"
+    assert words_asked(question, "Visitors must be registered two working days before they come.")
+    # A question word with no number, or a number with no question word, states nothing.
+    assert not words_asked(question, "Visitors are accompanied by their host while on site.")
+    assert not words_asked(question, "Security must be told about a lost badge within 24 hours.")
+    # A number of another measure than one asked is no length of a flight.
+    flights = "May I fly business class, and on flights of what length?"
+    assert not words_asked(flights, "Business class luggage on flights may weigh 32 kg.")
+    assert words_asked(flights, "Flights over six hours may be booked in business class.")
 
 
 def test_forms_of_one_word() -> None:
@@ -535,7 +592,7 @@ def test_a_copy_of_how_often_something_else_happens_is_no_support() -> None:
         quote("Once a month", **{"Once": 0.9, "NONE": 0.1}),
         drafts=("The WSB meets on the first Monday of each quarter [2].",),
     )
-    assert events(out, "assess", "other_happening") == [{"documents": ["WSB charter"]}]
+    assert events(out, "assess", "other_fact") == [{"documents": ["WSB charter"]}]
     # Its copy was Highly Relevant; both pages reach the generator as Somewhat Relevant.
     assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
@@ -553,7 +610,7 @@ def test_with_no_page_saying_it_the_copy_stays_support() -> None:
         quote("At least once a year", **{"At": 0.95, "NONE": 0.05}),
         drafts=("The WSB charter is reviewed at least once a year [1].",),
     )
-    assert events(out, "assess", "other_happening") == []
+    assert events(out, "assess", "other_fact") == []
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 1
 
 
@@ -577,12 +634,12 @@ def test_a_document_stating_how_often_what_is_asked_happens() -> None:
     wsb = "The WSB sets priorities. It meets on the first Monday of each quarter."
     other = "The DGC reviews decisions. The board meets on the first Tuesday of each month."
     held = "Minutes of the meeting of the WSB held on 2024-03-15."
-    assert words_what_happens(question, wsb) and words_what_happens(question, other)
-    assert not words_what_happens(question, held)
-    assert not words_what_happens("Who chairs the WSB?", wsb)
+    assert words_asked(question, wsb) and words_asked(question, other)
+    assert not words_asked(question, held)
+    assert not words_asked("Who chairs the WSB?", wsb)
     # Ranked first only when it is about the question's subject.
-    assert states_what_happens(question, state_doc("Governance bodies", wsb))
-    assert not states_what_happens(question, state_doc("Governance bodies", other))
+    assert states_asked(question, state_doc("Governance bodies", wsb))
+    assert not states_asked(question, state_doc("Governance bodies", other))
 
 
 def test_another_subjects_wording_is_enough_to_doubt_a_copy() -> None:
@@ -599,5 +656,50 @@ def test_another_subjects_wording_is_enough_to_doubt_a_copy() -> None:
         retriever=scripted_retriever([gpmg, taqsh]),
     )
     out = run(parts, "How often must the GPMG be recalibrated?")
-    assert events(out, "assess", "other_happening") == [{"documents": ["GPMG manual"]}]
+    assert events(out, "assess", "other_fact") == [{"documents": ["GPMG manual"]}]
     assert out["abstained"] is True
+
+
+HOTELS = doc("Hotels", "The hotel limit outside capital cities is 120 euros a night.")
+FLIGHTS = doc("Flights", "Flights over six hours may be booked in business class.")
+
+
+def test_a_copy_of_another_fact_comes_after_the_page_stating_the_value_asked() -> None:
+    # The judge copies the hotel limit, just under the threshold, and nothing from the
+    # page that answers: the hotel page would lead on its score, and the first draft cite it.
+    parts = Components(
+        chat_model=generator("Yes, on flights over six hours [1]."),
+        judge_model=judge_model(
+            quote("120 euros a night", **{"120": 0.6, "NONE": 0.4}),
+            quote("Long flights", **{"Long": 0.6, "NONE": 0.4}),
+            verdict(True, 0.9),
+            knows="B",
+        ),
+        retriever=scripted_retriever([HOTELS, FLIGHTS]),
+    )
+    out = run(parts, "May I fly business class, and on flights of what length?")
+    judged = {e["doc_id"]: e for e in events(out, "judge", "judged")}
+    assert judged["Hotels"]["label"] == judged["Flights"]["label"] == "somewhat_relevant"
+    assert judged["Hotels"]["evidence"] == "120 euros a night"
+    combined = events(out, "combine", "combined")[0]
+    assert combined["chosen"] == ["Flights", "Hotels"]
+    assert out["citations"][0]["title"] == "Flights"
+
+
+def test_a_highly_relevant_copy_of_another_fact_is_no_support() -> None:
+    parts = Components(
+        chat_model=generator("Yes, on flights over six hours [1]."),
+        judge_model=judge_model(
+            quote("120 euros a night", **{"120": 0.95, "NONE": 0.05}),
+            quote("Long flights", **{"Long": 0.6, "NONE": 0.4}),
+            verdict(True, 0.9),
+            knows="B",
+        ),
+        retriever=scripted_retriever([HOTELS, FLIGHTS]),
+    )
+    out = run(parts, "May I fly business class, and on flights of what length?")
+    assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
+    assert events(out, "assess", "other_fact") == [{"documents": ["Hotels"]}]
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
+    # The other fact's page is last; the generator reads the page that answers first.
+    assert out["citations"][0]["title"] == "Flights"

@@ -28,12 +28,19 @@ REWRITTEN = "How many extra hours can I build up?"
         ("Is it permitted to work from abroad, and for how many days?", "for how many days?"),
         ("Is there a company car scheme, and who qualifies?", "who qualifies?"),
         ("can I carry over leave and how many days", "how many days"),
+        # A preposition and a few words may lead the question word.
+        (
+            "May I fly business class, and on flights of what length?",
+            "on flights of what length?",
+        ),
+        ("Is it permitted, and under which conditions?", "under which conditions?"),
         # Not a yes/no question, or nothing asked after it.
         ("How many extra hours may I build up, and when?", None),
         ("What is the nightly limit, and what is it in capitals?", None),
         ("May I build up extra hours?", None),
         ("Can contractors and staff fly business class?", None),
         ("Describe the rules for hot desks, and how they are booked.", None),
+        ("Can I go home, or must I stay where I am?", None),
     ],
 )
 def test_the_value_a_yes_no_question_asks_after_it(question: str, clause: str | None) -> None:

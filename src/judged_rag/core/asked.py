@@ -48,6 +48,7 @@ from judged_rag.core.documents import undated
 from judged_rag.core.quotes import (
     LEADING_WORDS,
     names_subject,
+    statement,
     statements,
     states_a_number,
     subject_terms,
@@ -219,8 +220,8 @@ YES_NO_OPENING = re.compile(
     re.IGNORECASE,
 )
 _VALUE_CLAUSE = re.compile(
-    r",?\s+(?:and|or)\s+((?:(?:up\s+to|for|from|by|in|at|to|within|after|until)\s+)?"
-    r"(?:how|what|which|when|where|who|whom)\b.*)$",
+    r",?\s+(?:and|or)\s+((?:(?:up\s+to|for|from|by|in|at|to|within|after|until|on|under|with)"
+    r"\s+(?:[^\W\d_]+\s+){0,3}?)?(?:how|what|which|when|where|who|whom)\b.*)$",
     re.IGNORECASE,
 )
 
@@ -230,8 +231,10 @@ def value_clause(question: str) -> str | None:
 
     "May I build up extra hours, and up to how many?" gives "up to how many?"; "Am I
     allowed to book any hotel, or what is the nightly limit?" gives "what is the nightly
-    limit?". A question that does not open as a yes/no question, or asks nothing after
-    it, gives None.
+    limit?"; "May I fly business class, and on flights of what length?" gives "on flights
+    of what length?" (a preposition and up to three words may lead the question word).
+    A question that does not open as a yes/no question, or asks nothing after it ("Can
+    I go, or must I stay where I am?"), gives None.
     """
     if not YES_NO_OPENING.match(question):
         return None
@@ -506,6 +509,25 @@ NOT_WHAT_HAPPENS = LEADING_WORDS | frozenset(
 """Words of a "how often" question that say nothing of what happens: question words,
 auxiliaries, pronouns, light verbs ("needs recalibrating": what happens is recalibrating)."""
 
+NOT_ASKED_ABOUT = (
+    NOT_WHAT_HAPPENS
+    | CARDINALS
+    | frozenset(
+        [
+            *("much", "many", "long", "up", "still", "without", "over", "off", "permitted"),
+            *("possible", "ok", "okay", "fine", "also", "even", "ever", "too", "so"),
+        ]
+    )
+)
+"""Words of a yes/no question asking a value after it that say nothing of what it asks
+about: `NOT_WHAT_HAPPENS`, the value's own words ("how much", "up to"), permission
+("Is it permitted …"), and numbers, which state a condition ("a two-week holiday")."""
+
+_ASKS_A_VALUE = re.compile(
+    r"^(?:(?:up\s+to|[^\W\d_]+)\s+(?:[^\W\d_]+\s+){0,3}?)?(?:how|what|when)\b", re.IGNORECASE
+)
+"""A value clause asking how much, what limit, when (not who, where or which)."""
+
 
 def what_happens(question: str) -> list[str]:
     """The words of a "how often" question after "how often", less `NOT_WHAT_HAPPENS`.
@@ -520,6 +542,28 @@ def what_happens(question: str) -> list[str]:
         return []
     after = words(clause[found.end() :]).split()
     return [w for w in after if w not in NOT_WHAT_HAPPENS and not w.isdigit()]
+
+
+def asked_about(question: str) -> list[str]:
+    """The words one of which a statement answering the question holds; [] for any.
+
+    Two forms name what they ask about apart from the value they ask: a question asking
+    how often ("How often does the WSB meet?": its words after "how often",
+    `what_happens`), and a yes/no question asking a value after it (`value_clause`: "May
+    I fly business class, and on flights of what length?" gives ["fly", "business",
+    "class", "flights", "length"]; not one asking who, where or which). The question's
+    names are left out (`core.quotes.subject_terms`: a page may call the WSB "the
+    board"), and so are words of one letter.
+    """
+    if OFTEN.search(_last_clause(question)):
+        asked = what_happens(question)
+    else:
+        clause = value_clause(question)
+        if clause is None or not _ASKS_A_VALUE.match(clause):
+            return []
+        asked = [w for w in words(question).split() if w not in NOT_ASKED_ABOUT]
+    names = subject_terms(question)
+    return [w for w in dict.fromkeys(asked) if w not in names and len(w) > 1 and not w.isdigit()]
 
 
 def same_word(a: str, b: str) -> bool:
@@ -537,23 +581,18 @@ def same_word(a: str, b: str) -> bool:
     return shared >= min(len(short), max(3, len(short) - 2))
 
 
-def says_what_happens(question: str, statement: str) -> bool:
-    """Whether the statement a frequency was copied from is about what the question asks.
+def says_asked(question: str, statement: str) -> bool:
+    """Whether the statement a copy was taken from is about what the question asks.
 
     A page states several frequencies of one subject: "How often does the WSB meet?" is
-    not answered by the WSB charter's "It is reviewed at least once a year". The
-    statement must hold one of the words of `what_happens` besides the question's names
-    (`core.quotes.subject_terms`: "wsb"), in any of its forms (`same_word`: "the laptop
-    replacement cycle is 5 years" for "How often are laptops replaced?"). True for a
-    question that does not ask how often, or whose words all name its subject.
+    not answered by the WSB charter's "It is reviewed at least once a year"; and "May I
+    fly business class, and on flights of what length?" not by "The hotel limit outside
+    capital cities is 120 euros a night". The statement must hold one of the words of
+    `asked_about`, in any of its forms (`same_word`: "the laptop replacement cycle is 5
+    years" for "How often are laptops replaced?"). True for a question of neither form,
+    or whose words all name its subject.
     """
-    return _holds_one(_happening(question), statement)
-
-
-def _happening(question: str) -> list[str]:
-    """`what_happens` without the question's names: the words a statement must hold one of."""
-    names = subject_terms(question)
-    return [w for w in what_happens(question) if w not in names]
+    return _holds_one(asked_about(question), statement)
 
 
 def _holds_one(asked: list[str], statement: str) -> bool:
@@ -577,31 +616,64 @@ FREQUENCY = re.compile(
 each quarter", "every Friday", "quarterly" ("a cycle of 5 years" is not one)."""
 
 
-def words_what_happens(question: str, text: str) -> bool:
-    """Whether a statement of the text words how often what the question asks happens.
+def words_asked(question: str, text: str) -> bool:
+    """Whether a statement of the text states the value asked in the question's words.
 
-    One that `says_what_happens` for the question and states a `FREQUENCY` ("The board
-    meets on the first Tuesday of each month" for "How often does the WSB meet?", of
-    whichever board; not "The meeting was held on 2024-03-15"). False for a question
-    that does not ask how often.
+    One that `says_asked` and states the value: for "how often" a `FREQUENCY` ("The
+    board meets on the first Tuesday of each month" for "How often does the WSB meet?",
+    of whichever board; not "The meeting was held on 2024-03-15"); for a yes/no
+    question's value a number or a number word, of no other measure than one asked
+    ("Flights over six hours may be booked in business class"). False for a question
+    `asked_about` gives no words.
     """
-    if not what_happens(question):
+    asked = asked_about(question)  # read once, not for every statement
+    if not asked:
         return False
-    asked = _happening(question)  # read once, not for every statement
-    return any(_holds_one(asked, s) and FREQUENCY.search(s) is not None for s in statements(text))
+    often = OFTEN.search(_last_clause(question)) is not None
+    time = asks_time(question)
+
+    def valued(statement: str) -> bool:
+        if often:
+            return FREQUENCY.search(statement) is not None
+        return _numbered(statement, time=time) and other_measure(question, statement) is None
+
+    return any(_holds_one(asked, s) and valued(s) for s in statements(text))
 
 
-def states_what_happens(question: str, doc: Doc) -> bool:
-    """Whether the document says how often what the question asks happens.
+def states_asked(question: str, doc: Doc) -> bool:
+    """Whether the document states the value asked in the question's words.
 
     It names what the question names (`core.quotes.names_subject`: its text, title or
-    context note) and `words_what_happens` ("It meets on the first Monday of each
-    quarter" in the section "WSB" for "How often does the WSB meet?"; not another
-    board's "The board meets on the first Tuesday of each month").
+    context note) and `words_asked` ("It meets on the first Monday of each quarter" in
+    the section "WSB" for "How often does the WSB meet?"; not another board's "The
+    board meets on the first Tuesday of each month").
     """
-    return names_subject(question, doc["title"], doc["content"]) and words_what_happens(
+    return names_subject(question, doc["title"], doc["content"]) and words_asked(
         question, undated(doc["content"])
     )
+
+
+def copied_from(doc: Doc, copy: str) -> str:
+    """The sentence or table row of the document a copy is in; the copy when none is."""
+    found = statement(undated(doc["content"]), copy)
+    return found[0] if found else copy
+
+
+def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:
+    """The test of a copy answering for something else, or None when there is none.
+
+    When a retrieved document `words_asked` (of the question's subject or another), the
+    knowledge base states the value in the question's words, and a copy whose own
+    statement does not (`says_asked`: the WSB charter's review for how often the WSB
+    meets, a hotel's limit for the flights that may be booked in business class)
+    answers for another fact. With no such statement, None: "an annual race" may well
+    say how often the race is held, in other words.
+    """
+    if not asked_about(question) or not any(
+        words_asked(question, undated(d["content"])) for d in docs
+    ):
+        return None
+    return lambda copy, doc: bool(copy) and not says_asked(question, copied_from(doc, copy))
 
 
 def pinned(question: str) -> list[str]:

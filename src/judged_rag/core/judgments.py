@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import of_kind, states_what_happens, what_happens
+from judged_rag.core.asked import answers_other, of_kind, states_asked
 from judged_rag.core.conflicts import same_value
 from judged_rag.state import Doc, Judgment, State
 
@@ -73,29 +73,35 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
     the answer, with the cosine mixed in) where it gave one, so that a document the
     judge found the answer in leads its set even when its label fell just under the
     threshold; SRA's composite score otherwise, and to break ties. A judgment made
-    Somewhat Relevant for not naming the question's subject, or for a copy of how often
-    something else happens (`grounded` False), comes after every other of its set. For
-    a question asking how often, a document stating how often what it asks happens
-    (`core.asked.states_what_happens`: "It meets on the first Monday of each quarter")
-    comes before the others of its set: the judge may have misread it ("once a month").
+    Somewhat Relevant for not naming the question's subject, or for a copy of another
+    fact (`grounded` False), comes after every other of its set, and so does a Somewhat
+    Relevant copy of another fact (`core.asked.answers_other`: a hotel's limit for "May
+    I fly business class, and on flights of what length?"). For a question asking how
+    often, or a yes/no question asking a value after it, a document about the question's
+    subject stating the value in the question's words (`core.asked.states_asked`: "It
+    meets on the first Monday of each quarter", "Flights over six hours may be booked in
+    business class") comes before the others of its set: the judge may have misread it.
     """
     judged = latest_judgments(state)
     question = hops.resolved(state["question"], state.get("hop"))
-    often = bool(what_happens(question))
-    stating = {
-        d["id"] for d in state.get("documents") or [] if often and states_what_happens(question, d)
-    }
+    docs = state.get("documents") or []
+    other = answers_other(question, docs)
+    stating = {d["id"] for d in docs if other is not None and states_asked(question, d)}
     sets: dict[str, list[Doc]] = {label: [] for label in LABELS}
-    for doc in state.get("documents") or []:
+    for doc in docs:
         judgment = judged.get(doc["id"])
         if judgment is not None:
             sets[judgment["label"]].append(doc)
 
     def rank(doc: Doc) -> tuple[bool, bool, float, float]:
         judgment = judged[doc["id"]]
-        off_subject = judgment.get("grounded") is False
+        off = judgment.get("grounded") is False or (
+            other is not None
+            and judgment["label"] == "somewhat_relevant"
+            and other(judgment["evidence"], doc)
+        )
         score = -judged_score(judgment)
-        return (off_subject, doc["id"] not in stating, score, -float(judgment["composite_score"]))
+        return (off, doc["id"] not in stating, score, -float(judgment["composite_score"]))
 
     for docs in sets.values():
         docs.sort(key=rank)

@@ -22,9 +22,9 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import says_what_happens, what_happens, words_what_happens
+from judged_rag.core.asked import answers_other
 from judged_rag.core.budget import ANSWERING, charged, exhausted, rounds_left, spare
-from judged_rag.core.documents import doc_date, numbered, undated
+from judged_rag.core.documents import doc_date, numbered
 from judged_rag.core.judgments import (
     LABELS,
     alternatives_asked,
@@ -33,7 +33,7 @@ from judged_rag.core.judgments import (
     latest_judgments,
     uncovered,
 )
-from judged_rag.core.quotes import SUBJECT_COVERAGE, names_subject, statement, subject_coverage
+from judged_rag.core.quotes import SUBJECT_COVERAGE, names_subject, subject_coverage
 from judged_rag.core.trace import event
 from judged_rag.nodes.judge.strategies import batched, strategy
 from judged_rag.nodes.step import NodeDeps
@@ -97,10 +97,10 @@ def assess(
             relabelled = grounded
             events.append(event("assess", "not_grounded", documents=off))
     current = relabelled if relabelled is not None else labelled
-    kept, elsewhere = _what_happens(state, current, iteration)
+    kept, elsewhere = _other_fact(state, current, iteration)
     if elsewhere:
         relabelled = kept
-        events.append(event("assess", "other_happening", documents=elsewhere))
+        events.append(event("assess", "other_fact", documents=elsewhere))
     if relabelled is not None:
         state = {**state, "judgments": relabelled}
     judged = list(latest_judgments(state).values())
@@ -192,38 +192,31 @@ def _grounded_support(
     )
 
 
-def _what_happens(
+def _other_fact(
     state: State, judgments: list[Judgment], iteration: int
 ) -> tuple[list[Judgment], list[str]]:
-    """The judgments with the round's copies of how often something else happens made Somewhat.
+    """The judgments with the round's copies of another fact than the one asked made Somewhat.
 
     A page states several frequencies of one subject, and a small judge asked "How often
-    does the WSB meet?" copies the WSB charter's "It is reviewed at least once a year".
-    When a retrieved document words how often what the question asks happens, of this
-    subject or another (`core.asked.words_what_happens`: "It meets on the first Monday
-    of each quarter", "The board meets on the first Tuesday of each month"), the
-    knowledge base says it in the question's words, and a Highly Relevant copy whose own
-    sentence holds none of them (`says_what_happens`) answers for something else: it
-    stays in the knowledge as Somewhat Relevant, ranked after the others
-    (`Judgment.grounded`), its copy the bridge, and the round goes on. With no such
-    statement retrieved, nothing is relabelled ("an annual race" may well say how often
-    the race is held, in other words). Judgments made for the hop's first question are
-    left alone. The ids of those relabelled.
+    does the WSB meet?" copies the WSB charter's "It is reviewed at least once a year";
+    asked "May I fly business class, and on flights of what length?", it copies the
+    hotel limit of the same travel policy. When a retrieved document states the value
+    in the question's words, a Highly Relevant copy whose own sentence holds none of
+    them answers for something else (`core.asked.answers_other`): it stays in the
+    knowledge as Somewhat Relevant, ranked after the others (`Judgment.grounded`), its
+    copy the bridge, and the round goes on. With no such statement retrieved, nothing is
+    relabelled. Judgments made for the hop's first question are left alone. The ids of
+    those relabelled.
     """
-    question = hops.asked(state)
-    docs = state.get("documents") or []
-    if not what_happens(question) or not any(
-        words_what_happens(question, undated(d["content"])) for d in docs
-    ):
+    other = answers_other(hops.asked(state), state.get("documents") or [])
+    if other is None:
         return judgments, []
     return _not_grounded(
         state,
         judgments,
         iteration,
-        lambda j, doc: (
-            bool(j["evidence"]) and not says_what_happens(question, _statement(doc, j["evidence"]))
-        ),
-        "the copy is how often something else happens; another document says it",
+        lambda j, doc: other(j["evidence"], doc),
+        "the copy states another fact; another document states the one asked",
     )
 
 
@@ -257,12 +250,6 @@ def _not_grounded(
             off.append(j["doc_id"])
         out.append(j)
     return out, off
-
-
-def _statement(doc: Doc, copy: str) -> str:
-    """The sentence or table row of the document the copy is in; the copy when none is."""
-    found = statement(undated(doc["content"]), copy)
-    return found[0] if found else copy
 
 
 def superseders(
