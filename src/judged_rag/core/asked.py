@@ -21,11 +21,13 @@ question's form makes plain, with no call:
 - **the year or version asked**: "How many staff did it employ in 2023?" is answered only
   by a chunk that names 2023 (in its text or its note, which carries its document's
   date), and "… in firmware 4.2?" only by one that names 4.2;
-- **what happens**: "How often does the WSB meet?" is not answered by the charter's "It
-  is reviewed at least once a year", a sentence holding none of the question's words
-  after "how often" but its names (`says_what_happens`); `nodes.assess` applies it when
-  a retrieved document words that frequency in the question's words
-  (`words_what_happens`).
+- **what is asked about**: "How often does the WSB meet?" is not answered by the
+  charter's "It is reviewed at least once a year", a sentence holding none of the
+  question's words after "how often" but its names, nor "May I fly business class, and
+  on flights of what length?" by a hotel's nightly limit, a sentence holding none of
+  its words (`says_asked`); `nodes.assess` and the ranking of the labelled sets apply it
+  when a retrieved document states the value asked in the question's words
+  (`words_asked`, `answers_other`).
 
 The same forms say when a reply in the judge's own words holds a copy: a run of it that
 the chunk holds and that words a quantity or a time the question asks for
