@@ -664,40 +664,36 @@ HOTELS = doc("Hotels", "The hotel limit outside capital cities is 120 euros a ni
 FLIGHTS = doc("Flights", "Flights over six hours may be booked in business class.")
 
 
-def test_a_copy_of_another_fact_comes_after_the_page_stating_the_value_asked() -> None:
-    # The judge copies the hotel limit, just under the threshold, and nothing from the
-    # page that answers: the hotel page would lead on its score, and the first draft cite it.
+def _flights_run(hotel_share: float) -> dict[str, Any]:
+    """The judge copies the hotel limit (P = `hotel_share`) and nothing from "Flights"."""
     parts = Components(
         chat_model=generator("Yes, on flights over six hours [1]."),
         judge_model=judge_model(
-            quote("120 euros a night", **{"120": 0.6, "NONE": 0.4}),
+            quote("120 euros a night", **{"120": hotel_share, "NONE": 1 - hotel_share}),
             quote("Long flights", **{"Long": 0.6, "NONE": 0.4}),
             verdict(True, 0.9),
             knows="B",
         ),
         retriever=scripted_retriever([HOTELS, FLIGHTS]),
     )
-    out = run(parts, "May I fly business class, and on flights of what length?")
+    return run(parts, "May I fly business class, and on flights of what length?")
+
+
+def test_a_copy_of_another_fact_comes_after_the_page_stating_the_value_asked() -> None:
+    # The copy falls just under the threshold: on its score the hotel page would lead,
+    # and the first draft cite it.
+    out = _flights_run(0.6)
     judged = {e["doc_id"]: e for e in events(out, "judge", "judged")}
     assert judged["Hotels"]["label"] == judged["Flights"]["label"] == "somewhat_relevant"
     assert judged["Hotels"]["evidence"] == "120 euros a night"
+    assert events(out, "assess", "other_fact") == []  # nothing Highly Relevant to relabel
     combined = events(out, "combine", "combined")[0]
     assert combined["chosen"] == ["Flights", "Hotels"]
     assert out["citations"][0]["title"] == "Flights"
 
 
 def test_a_highly_relevant_copy_of_another_fact_is_no_support() -> None:
-    parts = Components(
-        chat_model=generator("Yes, on flights over six hours [1]."),
-        judge_model=judge_model(
-            quote("120 euros a night", **{"120": 0.95, "NONE": 0.05}),
-            quote("Long flights", **{"Long": 0.6, "NONE": 0.4}),
-            verdict(True, 0.9),
-            knows="B",
-        ),
-        retriever=scripted_retriever([HOTELS, FLIGHTS]),
-    )
-    out = run(parts, "May I fly business class, and on flights of what length?")
+    out = _flights_run(0.95)
     assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
     assert events(out, "assess", "other_fact") == [{"documents": ["Hotels"]}]
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
