@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from judged_rag.core.asked import asked_about, says_asked, states_asked, what_happens
-from judged_rag.core.quotes import grounded, states_a_number, statements
+from judged_rag.core.quotes import grounded, statements, states_a_number
 
 
 def sections(body: str) -> list[str]:
