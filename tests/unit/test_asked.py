@@ -18,12 +18,15 @@ from judged_rag.core.asked import (
     names_pinned,
     of_kind,
     pinned,
+    row_words,
     same_word,
     says_asked,
     states_asked,
+    table_rows,
     value_asked,
     what_happens,
     words_asked,
+    wrong_row,
 )
 from tests.fakes import (
     doc,
@@ -699,3 +702,79 @@ def test_a_highly_relevant_copy_of_another_fact_is_no_support() -> None:
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
     # The other fact's page is last; the generator reads the page that answers first.
     assert out["citations"][0]["title"] == "Flights"
+
+
+DIRECTORY = """Staff directory
+| Name | Office | Extension |
+|---|---|---|
+| Nukilil Saizethu | Kurovak | 2163 |
+| Zaleth Dumas | Maiti | 4690 |
+| Numatre Kasai | Kurovak | 3072 |"""
+
+
+def test_the_data_rows_of_a_table() -> None:
+    assert table_rows(DIRECTORY) == [
+        [
+            "| Nukilil Saizethu | Kurovak | 2163 |",
+            "| Zaleth Dumas | Maiti | 4690 |",
+            "| Numatre Kasai | Kurovak | 3072 |",
+        ]
+    ]
+    # A chunk cut inside a table starts with data rows; prose has none.
+    assert table_rows("| 2023 | 576 |\n| 2022 | 550 |\nMore text.") == [
+        ["| 2023 | 576 |", "| 2022 | 550 |"]
+    ]
+    assert table_rows("No table here.") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "copy", "wrong"),
+    [
+        # Another person's office; the row the question names holds another.
+        ("which office is zaleth dumas based in?", DIRECTORY, "Kurovak", True),
+        ("which office is zaleth dumas based in?", DIRECTORY, "Maiti", False),
+        ("What is Numatre Kasai's extension?", DIRECTORY, "2163", True),
+        ("What is Numatre Kasai's extension?", DIRECTORY, "3072", False),
+        # No row holds the question's words: nothing tells the rows apart.
+        ("Who is in the Kurovak office?", "| 2023 | 576 |\n| 2022 | 550 |", "576", False),
+        (
+            "How many people does Ulvdene employ?",
+            "| Year | Employees |\n|---|---|\n| 2023 | 576 |\n| 2022 | 550 |",
+            "550",
+            False,
+        ),
+        # A year is a row's key: only as itself.
+        (
+            "How many people did Ulvdene employ in 2022?",
+            "| Year | Employees |\n|---|---|\n| 2023 | 576 |\n| 2022 | 550 |",
+            "576",
+            True,
+        ),
+        # A sentence holding the copy: not read from a row.
+        (
+            "which office is zaleth dumas based in?",
+            DIRECTORY + "\nKurovak has 40 desks.",
+            "Kurovak",
+            False,
+        ),
+    ],
+)
+def test_a_copy_read_from_another_row(question: str, text: str, copy: str, wrong: bool) -> None:
+    assert wrong_row(row_words(question), text, copy) is wrong
+
+
+def test_a_copy_from_another_row_is_no_support() -> None:
+    # The judge reads the office from the row above; the graph keeps the table as
+    # Somewhat Relevant and the generator reads the row the question names.
+    parts = Components(
+        chat_model=generator("Zaleth Dumas is based in Maiti [1]."),
+        judge_model=judge_model(
+            quote("Kurovak", **{"Kurovak": 0.95, "NONE": 0.05}), verdict(True, 0.9), knows="B"
+        ),
+        retriever=scripted_retriever([doc("Staff directory", DIRECTORY)]),
+    )
+    out = run(parts, "which office is zaleth dumas based in?")
+    assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
+    assert events(out, "assess", "other_fact") == [{"documents": ["Staff directory"]}]
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
+    assert "Maiti" in out["answer"]

@@ -27,7 +27,10 @@ question's form makes plain, with no call:
   on flights of what length?" by a hotel's nightly limit, a sentence holding none of
   its words (`says_asked`); `nodes.assess` and the ranking of the labelled sets apply it
   when a retrieved document states the value asked in the question's words
-  (`words_asked`, `answers_other`).
+  (`words_asked`, `answers_other`);
+- **the row asked about**: "which office is zaleth dumas based in?" is not answered by
+  a cell of another person's row of the staff directory when a row holds the
+  question's words (`wrong_row`).
 
 The same forms say when a reply in the judge's own words holds a copy: a run of it that
 the chunk holds and that words a quantity or a time the question asks for
@@ -49,6 +52,7 @@ from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
 from judged_rag.core.documents import undated
 from judged_rag.core.quotes import (
     LEADING_WORDS,
+    grounded,
     names_subject,
     statement,
     statements,
@@ -661,21 +665,103 @@ def copied_from(doc: Doc, copy: str) -> str:
     return found[0] if found else copy
 
 
-def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:
-    """The test of a copy answering for something else, or None when there is none.
+_SEPARATOR = re.compile(r"\|[\s:|-]*")
+"""A table's separator row ("|---|:--|")."""
 
-    When a retrieved document `words_asked` (of the question's subject or another), the
-    knowledge base states the value in the question's words, and a copy whose own
-    statement does not (`says_asked`: the WSB charter's review for how often the WSB
-    meets, a hotel's limit for the flights that may be booked in business class)
-    answers for another fact. With no such statement, None: "an annual race" may well
-    say how often the race is held, in other words.
+
+def table_rows(text: str) -> list[list[str]]:
+    """The data rows of each table in the text (its heading and separator rows left out).
+
+    A table is a run of lines opening with "|"; the row just before a separator row is
+    its heading. A chunk cut inside a table starts with data rows.
     """
-    if not asked_about(question) or not any(
+    tables: list[list[str]] = []
+    run: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        flat = " ".join(line.split())
+        if flat.startswith("|"):
+            run.append(flat)
+            continue
+        if run:
+            heading = {i - 1 for i, row in enumerate(run) if _SEPARATOR.fullmatch(row)}
+            tables.append(
+                [r for i, r in enumerate(run) if i not in heading and not _SEPARATOR.fullmatch(r)]
+            )
+            run = []
+    return tables
+
+
+def row_words(question: str) -> list[str]:
+    """The question's words a table row it asks about holds one of, its names and years too.
+
+    "which office is zaleth dumas based in?" gives ["office", "zaleth", "dumas",
+    "based"]: the words of the question less `NOT_ASKED_ABOUT`, of two letters or more.
+    """
+    found = dict.fromkeys(words(question).split())
+    return [w for w in found if w not in NOT_ASKED_ABOUT and len(w) > 1]
+
+
+def wrong_row(asked: list[str], text: str, copy: str) -> bool:
+    """Whether the copy was read from another row of a table than the one asked about.
+
+    `asked`: `row_words`. "Kurovak" for "which office is zaleth dumas based in?" from a
+    staff directory where it is only in other people's rows ("| Nukilil Saizethu |
+    Kurovak | 2163 |") while a row holds the question's words ("| Zaleth Dumas | Maiti |
+    4690 |"). False when a sentence of the text, not a row, holds the copy, when a row
+    holding it holds one of the words (in any form; a number only as itself), or when no
+    row of its table holds any: then nothing tells the rows apart.
+    """
+    if not asked or not copy.strip():
+        return False
+    prose = [s for s in statements(text) if not s.startswith("|")]
+    if any(grounded(copy, s) for s in prose):
+        return False
+
+    def holds(row: str) -> bool:
+        held = words(row).split()
+        return any(w == x if w.isdigit() else same_word(w, x) for w in asked for x in held)
+
+    read = False
+    for rows in table_rows(text):
+        holding = [r for r in rows if grounded(copy, r)]
+        if not holding:
+            continue
+        if any(holds(r) for r in holding) or not any(holds(r) for r in rows):
+            return False
+        read = True
+    return read
+
+
+def answers_other(
+    question: str, docs: list[Doc], *, rows: bool = True
+) -> Callable[[str, Doc], bool]:
+    """The test of a copy answering for something else than the question asks.
+
+    Two ways: when a retrieved document `words_asked` (of the question's subject or
+    another), the knowledge base states the value in the question's words, and a copy
+    whose own statement does not (`says_asked`: the WSB charter's review for how often
+    the WSB meets, a hotel's limit for the flights that may be booked in business class)
+    answers for another fact; with no such statement, "an annual race" may well say how
+    often the race is held, in other words. And a copy read from a table row holding
+    none of the question's words, when another row of its table holds one
+    (`wrong_row`: another person's office in a staff directory); only with `rows`, which
+    the caller turns off for a question that may describe what it asks about
+    (`core.hops.describable`: "the extension of the person who hired Ana Lima" is in
+    another row than Ana Lima's).
+    """
+    stated = bool(asked_about(question)) and any(
         words_asked(question, undated(d["content"])) for d in docs
-    ):
-        return None
-    return lambda copy, doc: bool(copy) and not says_asked(question, copied_from(doc, copy))
+    )
+    keys = row_words(question) if rows else []
+
+    def other(copy: str, doc: Doc) -> bool:
+        if not copy.strip():
+            return False
+        if stated and not says_asked(question, copied_from(doc, copy)):
+            return True
+        return wrong_row(keys, undated(doc["content"]), copy)
+
+    return other
 
 
 def pinned(question: str) -> list[str]:

@@ -200,23 +200,27 @@ def _other_fact(
     A page states several frequencies of one subject, and a small judge asked "How often
     does the WSB meet?" copies the WSB charter's "It is reviewed at least once a year";
     asked "May I fly business class, and on flights of what length?", it copies the
-    hotel limit of the same travel policy. When a retrieved document states the value
-    in the question's words, a Highly Relevant copy whose own sentence holds none of
-    them answers for something else (`core.asked.answers_other`): it stays in the
-    knowledge as Somewhat Relevant, ranked after the others (`Judgment.grounded`), its
-    copy the bridge, and the round goes on. With no such statement retrieved, nothing is
-    relabelled. Judgments made for the hop's first question are left alone. The ids of
-    those relabelled.
+    hotel limit of the same travel policy; asked "which office is zaleth dumas based
+    in?", it reads the office from the row above in the staff directory. A Highly
+    Relevant copy whose own sentence holds none of the question's words when a
+    retrieved document states the value in them, or whose table row holds none of them
+    when another row of its table does, answers for something else
+    (`core.asked.answers_other`; rows not for a question that may describe what it
+    asks about): it stays in the knowledge as Somewhat Relevant, ranked after the others
+    (`Judgment.grounded`), its copy the bridge, and the round goes on. Judgments made
+    for the hop's first question are left alone. The ids of those relabelled.
     """
-    other = answers_other(hops.asked(state), state.get("documents") or [])
-    if other is None:
-        return judgments, []
+    question = hops.asked(state)
+    other = answers_other(
+        question, state.get("documents") or [], rows=not hops.describable(question)
+    )
     return _not_grounded(
         state,
         judgments,
         iteration,
         lambda j, doc: other(j["evidence"], doc),
-        "the copy states another fact; another document states the one asked",
+        "the copy is of another fact: its sentence or table row holds none of the question's "
+        "words, which another states",
     )
 
 
