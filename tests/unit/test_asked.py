@@ -764,17 +764,39 @@ def test_a_copy_read_from_another_row(question: str, text: str, copy: str, wrong
 
 
 def test_a_copy_from_another_row_is_no_support() -> None:
-    # The judge reads the office from the row above; the graph keeps the table as
-    # Somewhat Relevant and the generator reads the row the question names.
+    # The judge reads the office from the row above. Its copy is dropped; the directory
+    # keeps its score and still leads the page the judge found nothing in.
+    office = doc("Kurovak office", "The Kurovak office is one of the three offices.")
     parts = Components(
         chat_model=generator("Zaleth Dumas is based in Maiti [1]."),
         judge_model=judge_model(
-            quote("Kurovak", **{"Kurovak": 0.95, "NONE": 0.05}), verdict(True, 0.9), knows="B"
+            quote("Kurovak", **{"Kurovak": 0.95, "NONE": 0.05}),
+            quote("One of three", **{"One": 0.6, "NONE": 0.4}),
+            verdict(True, 0.9),
+            knows="B",
         ),
-        retriever=scripted_retriever([doc("Staff directory", DIRECTORY)]),
+        retriever=scripted_retriever([doc("Staff directory", DIRECTORY), office]),
     )
     out = run(parts, "which office is zaleth dumas based in?")
     assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
-    assert events(out, "assess", "other_fact") == [{"documents": ["Staff directory"]}]
+    assert events(out, "assess", "other_row") == [{"documents": ["Staff directory"]}]
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
+    combined = events(out, "combine", "combined")[0]
+    assert combined["chosen"] == ["Staff directory", "Kurovak office"]
     assert "Maiti" in out["answer"]
+
+
+def test_a_question_describing_what_it_asks_about_is_not_held_to_a_row() -> None:
+    # "the person who hired Ana Lima" is in another row than Ana Lima's.
+    parts = Components(
+        chat_model=generator("It is 4690 [1]."),
+        judge_model=judge_model(
+            quote("4690", **{"4690": 0.95, "NONE": 0.05}), verdict(True, 0.9), knows="B"
+        ),
+        retriever=scripted_retriever([doc("Staff directory", DIRECTORY)]),
+    )
+    out = run(
+        parts, "What is the extension of the person who hired Numatre Kasai?", hop_questions="off"
+    )
+    assert events(out, "assess", "other_row") == []
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 1

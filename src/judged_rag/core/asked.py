@@ -732,36 +732,21 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
     return read
 
 
-def answers_other(
-    question: str, docs: list[Doc], *, rows: bool = True
-) -> Callable[[str, Doc], bool]:
-    """The test of a copy answering for something else than the question asks.
+def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:
+    """The test of a copy answering for something else, or None when there is none.
 
-    Two ways: when a retrieved document `words_asked` (of the question's subject or
-    another), the knowledge base states the value in the question's words, and a copy
-    whose own statement does not (`says_asked`: the WSB charter's review for how often
-    the WSB meets, a hotel's limit for the flights that may be booked in business class)
-    answers for another fact; with no such statement, "an annual race" may well say how
-    often the race is held, in other words. And a copy read from a table row holding
-    none of the question's words, when another row of its table holds one
-    (`wrong_row`: another person's office in a staff directory); only with `rows`, which
-    the caller turns off for a question that may describe what it asks about
-    (`core.hops.describable`: "the extension of the person who hired Ana Lima" is in
-    another row than Ana Lima's).
+    When a retrieved document `words_asked` (of the question's subject or another), the
+    knowledge base states the value in the question's words, and a copy whose own
+    statement does not (`says_asked`: the WSB charter's review for how often the WSB
+    meets, a hotel's limit for the flights that may be booked in business class)
+    answers for another fact. With no such statement, None: "an annual race" may well
+    say how often the race is held, in other words.
     """
-    stated = bool(asked_about(question)) and any(
+    if not asked_about(question) or not any(
         words_asked(question, undated(d["content"])) for d in docs
-    )
-    keys = row_words(question) if rows else []
-
-    def other(copy: str, doc: Doc) -> bool:
-        if not copy.strip():
-            return False
-        if stated and not says_asked(question, copied_from(doc, copy)):
-            return True
-        return wrong_row(keys, undated(doc["content"]), copy)
-
-    return other
+    ):
+        return None
+    return lambda copy, doc: bool(copy) and not says_asked(question, copied_from(doc, copy))
 
 
 def pinned(question: str) -> list[str]:

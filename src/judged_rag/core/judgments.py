@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import answers_other, asked_about, of_kind, states_asked
+from judged_rag.core.asked import answers_other, of_kind, states_asked
 from judged_rag.core.conflicts import same_value
 from judged_rag.state import Doc, Judgment, State
 
@@ -76,8 +76,7 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
     Somewhat Relevant for not naming the question's subject, or for a copy of another
     fact (`grounded` False), comes after every other of its set, and so does a Somewhat
     Relevant copy of another fact (`core.asked.answers_other`: a hotel's limit for "May
-    I fly business class, and on flights of what length?", another person's row of a
-    staff directory). For a question asking how
+    I fly business class, and on flights of what length?"). For a question asking how
     often, or a yes/no question asking a value after it, a document about the question's
     subject stating the value in the question's words (`core.asked.states_asked`: "It
     meets on the first Monday of each quarter", "Flights over six hours may be booked in
@@ -86,9 +85,8 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
     judged = latest_judgments(state)
     question = hops.resolved(state["question"], state.get("hop"))
     docs = state.get("documents") or []
-    other = answers_other(question, docs, rows=not hops.describable(question))
-    asks = bool(asked_about(question))
-    stating = {d["id"] for d in docs if asks and states_asked(question, d)}
+    other = answers_other(question, docs)
+    stating = {d["id"] for d in docs if other is not None and states_asked(question, d)}
     sets: dict[str, list[Doc]] = {label: [] for label in LABELS}
     for doc in docs:
         judgment = judged.get(doc["id"])
@@ -98,7 +96,9 @@ def labelled_sets(state: State) -> dict[str, list[Doc]]:
     def rank(doc: Doc) -> tuple[bool, bool, float, float]:
         judgment = judged[doc["id"]]
         off = judgment.get("grounded") is False or (
-            judgment["label"] == "somewhat_relevant" and other(judgment["evidence"], doc)
+            other is not None
+            and judgment["label"] == "somewhat_relevant"
+            and other(judgment["evidence"], doc)
         )
         score = -judged_score(judgment)
         return (off, doc["id"] not in stating, score, -float(judgment["composite_score"]))

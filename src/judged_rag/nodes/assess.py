@@ -22,9 +22,9 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import answers_other
+from judged_rag.core.asked import answers_other, row_words, wrong_row
 from judged_rag.core.budget import ANSWERING, charged, exhausted, rounds_left, spare
-from judged_rag.core.documents import doc_date, numbered
+from judged_rag.core.documents import doc_date, numbered, undated
 from judged_rag.core.judgments import (
     LABELS,
     alternatives_asked,
@@ -99,8 +99,12 @@ def assess(
     current = relabelled if relabelled is not None else labelled
     kept, elsewhere = _other_fact(state, current, iteration)
     if elsewhere:
-        relabelled = kept
+        relabelled = current = kept
         events.append(event("assess", "other_fact", documents=elsewhere))
+    kept, rows = _other_row(state, current, iteration)
+    if rows:
+        relabelled = kept
+        events.append(event("assess", "other_row", documents=rows))
     if relabelled is not None:
         state = {**state, "judgments": relabelled}
     judged = list(latest_judgments(state).values())
@@ -200,28 +204,63 @@ def _other_fact(
     A page states several frequencies of one subject, and a small judge asked "How often
     does the WSB meet?" copies the WSB charter's "It is reviewed at least once a year";
     asked "May I fly business class, and on flights of what length?", it copies the
-    hotel limit of the same travel policy; asked "which office is zaleth dumas based
-    in?", it reads the office from the row above in the staff directory. A Highly
-    Relevant copy whose own sentence holds none of the question's words when a
-    retrieved document states the value in them, or whose table row holds none of them
-    when another row of its table does, answers for something else
-    (`core.asked.answers_other`; rows not for a question that may describe what it
-    asks about): it stays in the knowledge as Somewhat Relevant, ranked after the others
-    (`Judgment.grounded`), its copy the bridge, and the round goes on. Judgments made
-    for the hop's first question are left alone. The ids of those relabelled.
+    hotel limit of the same travel policy. When a retrieved document states the value
+    in the question's words, a Highly Relevant copy whose own sentence holds none of
+    them answers for something else (`core.asked.answers_other`): it stays in the
+    knowledge as Somewhat Relevant, ranked after the others (`Judgment.grounded`), its
+    copy the bridge, and the round goes on. With no such statement retrieved, nothing is
+    relabelled. Judgments made for the hop's first question are left alone. The ids of
+    those relabelled.
     """
-    question = hops.asked(state)
-    other = answers_other(
-        question, state.get("documents") or [], rows=not hops.describable(question)
-    )
+    other = answers_other(hops.asked(state), state.get("documents") or [])
+    if other is None:
+        return judgments, []
     return _not_grounded(
         state,
         judgments,
         iteration,
         lambda j, doc: other(j["evidence"], doc),
-        "the copy is of another fact: its sentence or table row holds none of the question's "
-        "words, which another states",
+        "the copy states another fact; another document states the one asked",
     )
+
+
+def _other_row(
+    state: State, judgments: list[Judgment], iteration: int
+) -> tuple[list[Judgment], list[str]]:
+    """The judgments with the round's copies read from another row of a table dropped.
+
+    Asked "which office is zaleth dumas based in?", a small judge reads the office from
+    the row above in the staff directory. A copy found only in table rows holding none
+    of the question's words, when another row of its table holds one
+    (`core.asked.wrong_row`), is no evidence: it is dropped, and a Highly Relevant
+    judgment becomes Somewhat Relevant; the document keeps its score (it holds the row
+    asked about), so it still leads the documents the judge found nothing in. Not for a
+    question that may describe what it asks about (`core.hops.describable`: "the
+    extension of the person who hired Ana Lima" is in another row than hers), nor for
+    judgments made for the hop's first question. The ids of those changed.
+    """
+    question = hops.asked(state)
+    if hops.describable(question):
+        return judgments, []
+    asked = row_words(question)
+    docs = {d["id"]: d for d in state.get("documents") or []}
+    changed: list[str] = []
+    out: list[Judgment] = []
+    for j in judgments:
+        doc = docs.get(j["doc_id"])
+        if (
+            j["iteration"] == iteration
+            and not j.get("hop")
+            and j["evidence"]
+            and doc is not None
+            and wrong_row(asked, undated(doc["content"]), j["evidence"])
+        ):
+            label = "somewhat_relevant" if j["label"] == "highly_relevant" else j["label"]
+            why = "the copy is from another row of its table than the one asked about"
+            j = {**j, "label": label, "evidence": "", "reason": f"{j['reason']}; {why}"}
+            changed.append(j["doc_id"])
+        out.append(j)
+    return out, changed
 
 
 def _not_grounded(
