@@ -4,7 +4,8 @@ usage: python rows.py WHOLE_RESULTS.jsonl AFTER.jsonl
 WHOLE_RESULTS: the held-out seed 7 run's results (plain RAG and judged-rag at 89765f0,
 ../2026-12-01-heldout-seed7/whole-89765f0/results.jsonl); AFTER: traces.py's output.
 right: the gold answer is in the answer (case aside); for a row nothing answers,
-abstained or answered.
+abstained or answered. fired: the documents `assess` found copying another fact
+(`other_fact`) or reading another table row (`other_row`), by round.
 """
 
 import json
@@ -45,4 +46,11 @@ for key, new in after.items():
         + f" | calls {old['cost']['llm_calls']} → {new['cost']['llm_calls']}"
         + f" | after: {new['answer'][:90]!r}"
     )
+    fired = [
+        f"{e['event']} {e['detail']['documents']}"
+        for e in new["trace"]
+        if e["event"] in ("other_fact", "other_row")
+    ]
+    if fired:
+        print(f"   fired: {'; '.join(fired)}")
 print(f"\nright: {right}; judged-rag calls: {calls}")
