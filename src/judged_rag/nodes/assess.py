@@ -243,24 +243,21 @@ def _other_row(
     if hops.describable(question):
         return judgments, []
     asked = row_words(question)
-    docs = {d["id"]: d for d in state.get("documents") or []}
-    changed: list[str] = []
-    out: list[Judgment] = []
-    for j in judgments:
-        doc = docs.get(j["doc_id"])
-        if (
-            j["iteration"] == iteration
-            and not j.get("hop")
-            and j["evidence"]
-            and doc is not None
-            and wrong_row(asked, undated(doc["content"]), j["evidence"])
-        ):
-            label = "somewhat_relevant" if j["label"] == "highly_relevant" else j["label"]
-            why = "the copy is from another row of its table than the one asked about"
-            j = {**j, "label": label, "evidence": "", "reason": f"{j['reason']}; {why}"}
-            changed.append(j["doc_id"])
-        out.append(j)
-    return out, changed
+    why = "the copy is from another row of its table than the one asked about"
+
+    def dropped(j: Judgment) -> Judgment:
+        label = "somewhat_relevant" if j["label"] == "highly_relevant" else j["label"]
+        return {**j, "label": label, "evidence": "", "reason": f"{j['reason']}; {why}"}
+
+    return _changed(
+        state,
+        judgments,
+        iteration,
+        lambda j, doc: (
+            bool(j["evidence"]) and wrong_row(asked, undated(doc["content"]), j["evidence"])
+        ),
+        dropped,
+    )
 
 
 def _not_grounded(
@@ -273,26 +270,45 @@ def _not_grounded(
     """The round's Highly Relevant judgments that `answers_else`, made Somewhat Relevant.
 
     Marked not grounded (`Judgment.grounded`: ranked after the rest of their set), with
-    `why` added to their reason; judgments made for the hop's first question are left
-    alone. The judgments, and the ids of those relabelled.
+    `why` added to their reason. The judgments, and the ids of those relabelled.
+    """
+
+    def relabelled(j: Judgment) -> Judgment:
+        changed: Judgment = {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"}
+        changed["grounded"] = False
+        return changed
+
+    return _changed(
+        state,
+        judgments,
+        iteration,
+        lambda j, doc: j["label"] == "highly_relevant" and answers_else(j, doc),
+        relabelled,
+    )
+
+
+def _changed(
+    state: State,
+    judgments: list[Judgment],
+    iteration: int,
+    applies: Callable[[Judgment, Doc], bool],
+    change: Callable[[Judgment], Judgment],
+) -> tuple[list[Judgment], list[str]]:
+    """The judgments with `change` made to the round's that `applies` to, with their ids.
+
+    Judgments of earlier rounds, of documents no longer held, and those made for the
+    hop's first question are left alone.
     """
     docs = {d["id"]: d for d in state.get("documents") or []}
-    off: list[str] = []
+    ids: list[str] = []
     out: list[Judgment] = []
     for j in judgments:
         doc = docs.get(j["doc_id"])
-        if (
-            j["iteration"] == iteration
-            and j["label"] == "highly_relevant"
-            and not j.get("hop")
-            and doc is not None
-            and answers_else(j, doc)
-        ):
-            j = {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"}
-            j["grounded"] = False
-            off.append(j["doc_id"])
+        if j["iteration"] == iteration and not j.get("hop") and doc is not None and applies(j, doc):
+            j = change(j)
+            ids.append(j["doc_id"])
         out.append(j)
-    return out, off
+    return out, ids
 
 
 def superseders(
