@@ -750,6 +750,13 @@ def test_the_data_rows_of_a_table() -> None:
             "576",
             True,
         ),
+        # The unit named in the column of the values: no row is the one asked about.
+        (
+            "How hot can the GPMG get?",
+            "| Model | GPMG |\n| Operating temperature | 40 °C |\n| Weight | 2.1 kg |",
+            "40 °C",
+            False,
+        ),
         # A sentence holding the copy: not read from a row.
         (
             "which office is zaleth dumas based in?",

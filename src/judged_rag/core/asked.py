@@ -706,10 +706,12 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
 
     `asked`: `row_words`. "Kurovak" for "which office is zaleth dumas based in?" from a
     staff directory where it is only in other people's rows ("| Nukilil Saizethu |
-    Kurovak | 2163 |") while a row holds the question's words ("| Zaleth Dumas | Maiti |
-    4690 |"). False when a sentence of the text, not a row, holds the copy, when a row
-    holding it holds one of the words (in any form; a number only as itself), or when no
-    row of its table holds any: then nothing tells the rows apart.
+    Kurovak | 2163 |") while another row holds the question's words in another column
+    than the copy's ("| Zaleth Dumas | Maiti | 4690 |"). False when a sentence of the
+    text, not a row, holds the copy, when a row holding it holds one of the words (in any
+    form; a number only as itself), or when no other row holds one outside the copy's
+    column: then nothing tells the rows apart ("| Model | GPMG |" names the unit in the
+    column of the values, beside "| Operating temperature | 40 °C |").
     """
     if not asked or not copy.strip():
         return False
@@ -717,16 +719,27 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
     if any(grounded(copy, s) for s in prose):
         return False
 
-    def holds(row: str) -> bool:
-        held = words(row).split()
+    def holds(cell: str) -> bool:
+        held = words(cell).split()
         return any(w == x if w.isdigit() else same_word(w, x) for w in asked for x in held)
 
     read = False
     for rows in table_rows(text):
-        holding = [r for r in rows if grounded(copy, r)]
+        grid = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+        holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
         if not holding:
             continue
-        if any(holds(r) for r in holding) or not any(holds(r) for r in rows):
+        if any(holds(rows[i]) for i in holding):
+            return False
+        columns = {k for i in holding for k, cell in enumerate(grid[i]) if grounded(copy, cell)}
+        keyed = any(
+            holds(cell)
+            for i, cells in enumerate(grid)
+            if i not in holding
+            for k, cell in enumerate(cells)
+            if k not in columns
+        )
+        if not keyed:
             return False
         read = True
     return read
