@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Seed 7's rows whose evidence page has a table, of the kinds most likely to read one
 # (lower case, table, two documents, role: 36 rows), judged-rag at 942b372, default
-# settings, one run, alone, with traces; and the no-model screen over handbook seeds 1-7,
-# the organisations set and RDQ.
+# settings, one run, alone, with traces; and the no-model screen (at 7eed29d) over
+# handbook seeds 1-7, the organisations set and RDQ.
 # S: a scratch folder outside the repository holding seed 7's hb7/ and hb7-index-g/
 # (../2026-12-01-heldout-seed7/run.sh), seeds 1-6 built with `judged-rag eval-data
 # build-handbook --out hbN --seed N`, orgs/ (`judged-rag eval-data build-orgs --out
@@ -38,6 +38,11 @@ python "$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py" \
   tab7.jsonl hb7-index-g "tab7-$CODE.jsonl" all
 python "$REPO/benchmarks/2026-12-01-yes-no-value/rows.py" \
   "$REPO/benchmarks/2026-12-01-heldout-seed7/whole-89765f0/results.jsonl" "tab7-$CODE.jsonl" > rows.txt
+SCREEN=7eed29d  # the column rule (README)
+if [ ! -d "src-$SCREEN" ]; then
+  mkdir "src-$SCREEN" && git -C "$REPO" archive "$SCREEN" src | tar -x --strip-components=1 -C "src-$SCREEN"
+fi
+export PYTHONPATH="$S/src-$SCREEN"
 {
   echo "# handbook seeds 1-7"; python "$HERE/screen.py" hb1 hb2 hb3 hb4 hb5 hb6 hb7
   echo; echo "# organisations"; python "$HERE/screen.py" orgs
