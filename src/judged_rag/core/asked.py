@@ -567,7 +567,7 @@ def asked_about(question: str) -> list[str]:
         clause = value_clause(question)
         if clause is None or not _ASKS_A_VALUE.match(clause):
             return []
-        asked = [w for w in words(question).split() if w not in NOT_ASKED_ABOUT]
+        asked = row_words(question)
     names = subject_terms(question)
     return [w for w in dict.fromkeys(asked) if w not in names and len(w) > 1 and not w.isdigit()]
 
@@ -602,9 +602,12 @@ def says_asked(question: str, statement: str) -> bool:
 
 
 def _holds_one(asked: list[str], statement: str) -> bool:
-    """Whether the statement holds a form of one of `asked` (any statement, for none)."""
+    """Whether the statement holds a form of one of `asked` (any statement, for none).
+
+    A number only as itself: "2022" is no form of "2023".
+    """
     held = words(statement).split()
-    return not asked or any(same_word(w, s) for w in asked for s in held)
+    return not asked or any(w == s if w.isdigit() else same_word(w, s) for w in asked for s in held)
 
 
 _PERIOD = (
@@ -632,18 +635,23 @@ def words_asked(question: str, text: str) -> bool:
     ("Flights over six hours may be booked in business class"). False for a question
     `asked_about` gives no words.
     """
-    asked = asked_about(question)  # read once, not for every statement
-    if not asked:
-        return False
+    asked = asked_about(question)
+    return bool(asked) and any(map(_stating(question, asked), statements(text)))
+
+
+def _stating(question: str, asked: list[str]) -> Callable[[str], bool]:
+    """The test of a statement of `words_asked`, the question read once (`asked`: its words)."""
     often = OFTEN.search(_last_clause(question)) is not None
     time = asks_time(question)
 
-    def valued(statement: str) -> bool:
+    def test(statement: str) -> bool:
+        if not _holds_one(asked, statement):
+            return False
         if often:
             return FREQUENCY.search(statement) is not None
         return _numbered(statement, time=time) and other_measure(question, statement) is None
 
-    return any(_holds_one(asked, s) and valued(s) for s in statements(text))
+    return test
 
 
 def states_asked(question: str, doc: Doc) -> bool:
@@ -719,21 +727,17 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
     if any(grounded(copy, s) for s in prose):
         return False
 
-    def holds(cell: str) -> bool:
-        held = words(cell).split()
-        return any(w == x if w.isdigit() else same_word(w, x) for w in asked for x in held)
-
     read = False
     for rows in table_rows(text):
         grid = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
         holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
         if not holding:
             continue
-        if any(holds(rows[i]) for i in holding):
+        if any(_holds_one(asked, rows[i]) for i in holding):
             return False
         columns = {k for i in holding for k, cell in enumerate(grid[i]) if grounded(copy, cell)}
         keyed = any(
-            holds(cell)
+            _holds_one(asked, cell)
             for i, cells in enumerate(grid)
             if i not in holding
             for k, cell in enumerate(cells)
@@ -755,11 +759,13 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     answers for another fact. With no such statement, None: "an annual race" may well
     say how often the race is held, in other words.
     """
-    if not asked_about(question) or not any(
-        words_asked(question, undated(d["content"])) for d in docs
-    ):
+    asked = asked_about(question)  # read once for every document and copy
+    if not asked:
         return None
-    return lambda copy, doc: bool(copy) and not says_asked(question, copied_from(doc, copy))
+    test = _stating(question, asked)
+    if not any(test(s) for d in docs for s in statements(undated(d["content"]))):
+        return None
+    return lambda copy, doc: bool(copy) and not _holds_one(asked, copied_from(doc, copy))
 
 
 def pinned(question: str) -> list[str]:
