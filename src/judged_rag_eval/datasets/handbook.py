@@ -87,7 +87,9 @@ from judged_rag_eval.datasets.renaming import NameForge, corpus_vocabulary
 from judged_rag_eval.items import take_turns
 from judged_rag_eval.metrics import contains_normalized
 
-HANDBOOK_VERSION = 1
+HANDBOOK_VERSION = 2
+"""2: a role is written with its abbreviation in capitals ("the head of IT"); 1 wrote
+"the head of it", which reads as a pronoun (seeds 1 to 8 were built and run at 1)."""
 NAME = "judged-rag company handbook (handbook)"
 DEV_SEED = 1
 HELD_OUT_SEED = 2
@@ -628,6 +630,13 @@ ROLES = (
     "Head of Sales", "Head of Engineering", "Head of Quality",
 )  # fmt: skip
 GHOST_ROLES = ("Head of Procurement", "Head of Marketing")
+
+
+def _in_text(role: str) -> str:
+    """A role as a sentence names it: "the head of finance", "the head of IT" (not "it")."""
+    return " ".join(w if w.isupper() else w.lower() for w in role.split())
+
+
 PRONOUNS = ("she", "he", "they")
 
 # Minutes: (opening, fact sentence with {P} and {v}, question with {name}, values).
@@ -1501,7 +1510,7 @@ def _organisation_pages(c: _Company, roles: dict[str, str], offices: list[str]) 
         rows.append((person, office, extension))
         c.ask(
             "role",
-            f"What is the phone extension of the {role.lower()}?",
+            f"What is the phone extension of the {_in_text(role)}?",
             person,
             "extension",
             (extension,),
@@ -1509,7 +1518,7 @@ def _organisation_pages(c: _Company, roles: dict[str, str], offices: list[str]) 
         )
         c.ask(
             "role",
-            f"In which office does the {role.lower()} work?",
+            f"In which office does the {_in_text(role)} work?",
             person,
             "office",
             (office,),
@@ -1529,7 +1538,8 @@ def _organisation_pages(c: _Company, roles: dict[str, str], offices: list[str]) 
     d.table(("Name", "Office", "Extension"), rows)
     c.writers.append(d)
     for role in GHOST_ROLES:
-        c.ask("nonexistent", f"What is the phone extension of the {role.lower()}?", role, "holder")
+        asked = f"What is the phone extension of the {_in_text(role)}?"
+        c.ask("nonexistent", asked, role, "holder")
     return office_of
 
 
@@ -1559,7 +1569,7 @@ def _project_pages(c: _Company, roles: dict[str, str]) -> list[str]:
             *rng.sample(PROJECT_NOTES, 2),
         )
         c.writers.append(w)
-        low = role.lower()
+        low = _in_text(role)
         c.ask(
             "role",
             f"Which project does the {low} sponsor?",
@@ -1872,7 +1882,7 @@ def _governance_pages(c: _Company, committees: list[tuple[str, str]],
             t.state(
                 f"The {abbrev} has {members[i]} voting members.", abbrev, "members", members[i]
             ),
-            f"The {abbrev} is chaired by the {chair.lower()}.",
+            f"The {abbrev} is chaired by the {_in_text(chair)}.",
         ]
         if i in holders["term"]:
             sentences.append(t.state(f"Members serve for {terms[i]}.", abbrev, "term", terms[i]))
