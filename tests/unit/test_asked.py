@@ -11,6 +11,7 @@ from judged_rag import Components, build_graph
 from judged_rag.core.asked import (
     FREQUENCY,
     asked_about,
+    asked_cell,
     asks_quantity,
     asks_time,
     gives_value,
@@ -770,9 +771,46 @@ def test_a_copy_read_from_another_row(question: str, text: str, copy: str, wrong
     assert wrong_row(row_words(question), text, copy) is wrong
 
 
-def test_a_copy_from_another_row_is_no_support() -> None:
-    # The judge reads the office from the row above. Its copy is dropped; the directory
-    # keeps its score and still leads the page the judge found nothing in.
+TWO_DUMAS = f"{DIRECTORY}\n| Peri Dumas | Sadeth | 5120 |"
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "copy", "cell"),
+    [
+        # The copy's column, the row the question names.
+        ("which office is zaleth dumas based in?", DIRECTORY, "Kurovak", "Maiti"),
+        ("What is Numatre Kasai's extension?", DIRECTORY, "2163", "3072"),
+        (
+            "How many people did Ulvdene employ in 2022?",
+            "| Year | Employees |\n|---|---|\n| 2023 | 576 |\n| 2022 | 550 |",
+            "576",
+            "550",
+        ),
+        # Read from the row asked about: nothing to re-read.
+        ("which office is zaleth dumas based in?", DIRECTORY, "Maiti", None),
+        # Another column's cell is a copy of another fact; a chunk cut inside a table
+        # has no heading to say which column is asked.
+        ("which office is zaleth dumas based in?", DIRECTORY, "2163", None),
+        (
+            "which office is zaleth dumas based in?",
+            "| Nukilil Saizethu | Kurovak | 2163 |\n| Zaleth Dumas | Maiti | 4690 |",
+            "Kurovak",
+            None,
+        ),
+        # The row holding the most of the question's words; with two alike, not known.
+        ("Which office is Zaleth Dumas in?", TWO_DUMAS, "Kurovak", "Maiti"),
+        ("Which office is Dumas in?", TWO_DUMAS, "Kurovak", None),
+    ],
+)
+def test_the_cell_a_copy_from_another_row_stands_for(
+    question: str, text: str, copy: str, cell: str | None
+) -> None:
+    assert asked_cell(row_words(question), text, copy) == cell
+
+
+def test_a_copy_from_another_row_is_read_from_the_row_asked_about() -> None:
+    # The judge reads the office from the row above: the directory's copy becomes the
+    # office of the row the question names, and the directory stays the support.
     office = doc("Kurovak office", "The Kurovak office is one of the three offices.")
     parts = Components(
         chat_model=generator("Zaleth Dumas is based in Maiti [1]."),
@@ -785,12 +823,37 @@ def test_a_copy_from_another_row_is_no_support() -> None:
         retriever=scripted_retriever([doc("Staff directory", DIRECTORY), office]),
     )
     out = run(parts, "which office is zaleth dumas based in?")
+    assert events(out, "judge", "judged")[0]["evidence"] == "Kurovak"
+    assert events(out, "assess", "other_row") == [
+        {"documents": ["Staff directory"], "read": {"Staff directory": "Maiti"}}
+    ]
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 1
+    assert events(out, "combine", "combined")[0]["chosen"] == ["Staff directory"]
+    assert "Maiti" in out["answer"]
+
+
+def test_a_copy_from_another_row_is_no_support_when_the_row_is_not_known() -> None:
+    # Two rows hold "Dumas": the copy is dropped; the directory keeps its score and
+    # still leads the page the judge found nothing in.
+    office = doc("Kurovak office", "The Kurovak office is one of the three offices.")
+    parts = Components(
+        chat_model=generator("Zaleth Dumas is based in Maiti [1]."),
+        judge_model=judge_model(
+            quote("Kurovak", **{"Kurovak": 0.95, "NONE": 0.05}),
+            quote("One of three", **{"One": 0.6, "NONE": 0.4}),
+            verdict(True, 0.9),
+            knows="B",
+        ),
+        retriever=scripted_retriever([doc("Staff directory", TWO_DUMAS), office]),
+    )
+    out = run(parts, "Which office is Dumas in?")
     assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
-    assert events(out, "assess", "other_row") == [{"documents": ["Staff directory"]}]
+    assert events(out, "assess", "other_row") == [
+        {"documents": ["Staff directory"], "read": {"Staff directory": ""}}
+    ]
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
     combined = events(out, "combine", "combined")[0]
     assert combined["chosen"] == ["Staff directory", "Kurovak office"]
-    assert "Maiti" in out["answer"]
 
 
 def test_a_question_describing_what_it_asks_about_is_not_held_to_a_row() -> None:

@@ -30,7 +30,8 @@ question's form makes plain, with no call:
   (`words_asked`, `answers_other`);
 - **the row asked about**: "which office is zaleth dumas based in?" is not answered by
   a cell of another person's row of the staff directory when a row holds the
-  question's words (`wrong_row`).
+  question's words (`wrong_row`); that row's cell in the copy's column answers it, when
+  one row holds them (`asked_cell`).
 
 The same forms say when a reply in the judge's own words holds a copy: a run of it that
 the chunk holds and that words a quantity or a time the question asks for
@@ -683,7 +684,12 @@ def table_rows(text: str) -> list[list[str]]:
     A table is a run of lines opening with "|"; the row just before a separator row is
     its heading. A chunk cut inside a table starts with data rows.
     """
-    tables: list[list[str]] = []
+    return [rows for _, rows in _tables(text)]
+
+
+def _tables(text: str) -> list[tuple[list[str], list[str]]]:
+    """Each table's heading cells (none for a chunk cut inside it) and data rows."""
+    tables: list[tuple[list[str], list[str]]] = []
     run: list[str] = []
     for line in [*text.splitlines(), ""]:
         flat = " ".join(line.split())
@@ -692,11 +698,17 @@ def table_rows(text: str) -> list[list[str]]:
             continue
         if run:
             heading = {i - 1 for i, row in enumerate(run) if _SEPARATOR.fullmatch(row)}
-            tables.append(
-                [r for i, r in enumerate(run) if i not in heading and not _SEPARATOR.fullmatch(r)]
-            )
+            rows = [
+                r for i, r in enumerate(run) if i not in heading and not _SEPARATOR.fullmatch(r)
+            ]
+            head = [_cells(run[i]) for i in sorted(heading) if i >= 0]
+            tables.append((head[0] if head else [], rows))
             run = []
     return tables
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip("|").split("|")]
 
 
 def row_words(question: str) -> list[str]:
@@ -729,7 +741,7 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
 
     read = False
     for rows in table_rows(text):
-        grid = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+        grid = [_cells(row) for row in rows]
         holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
         if not holding:
             continue
@@ -747,6 +759,46 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
             return False
         read = True
     return read
+
+
+def asked_cell(asked: list[str], text: str, copy: str) -> str | None:
+    """The cell a copy read from another row (`wrong_row`) stands for in the row asked about.
+
+    The judge's copy says which column answers ("Kurovak", under "Office"), the
+    question's words which row ("| Zaleth Dumas | Maiti | 4690 |"): that row's cell in
+    the copy's column, "Maiti". The column's heading must hold one of the question's
+    words ("office" for "which office is zaleth dumas based in?"): a copy from another
+    column ("2163", an extension) is a copy of another fact, whatever its row. The row
+    is the one holding the most of the question's words outside that column ("Zaleth
+    Dumas" over "Peri Dumas"). None unless, in every table holding the copy, it sits in
+    one such column and one row holds more of the words than any other, and those give
+    one non-empty cell; and None for a table with no heading (a chunk cut inside it).
+    """
+    if not wrong_row(asked, text, copy):
+        return None
+    cells: set[str] = set()
+    for heading, rows in _tables(text):
+        grid = [_cells(row) for row in rows]
+        holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
+        if not holding:
+            continue
+        columns = {k for i in holding for k, cell in enumerate(grid[i]) if grounded(copy, cell)}
+        if len(columns) != 1:
+            return None
+        (column,) = columns
+        if column >= len(heading) or not any(_holds_one([w], heading[column]) for w in asked):
+            return None
+        held = {
+            i: sum(any(_holds_one([w], c) for k, c in enumerate(row) if k != column) for w in asked)
+            for i, row in enumerate(grid)
+            if i not in holding
+        }
+        most = max(held.values(), default=0)
+        keyed = [grid[i] for i, n in held.items() if n == most]
+        if most == 0 or len(keyed) != 1 or len(keyed[0]) <= column:
+            return None
+        cells.add(keyed[0][column])
+    return cells.pop() if len(cells) == 1 and "" not in cells else None
 
 
 def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:

@@ -22,7 +22,7 @@ from langgraph.types import Overwrite
 
 from judged_rag.configuration import Configuration
 from judged_rag.core import hops
-from judged_rag.core.asked import answers_other, row_words, wrong_row
+from judged_rag.core.asked import answers_other, asked_cell, row_words, wrong_row
 from judged_rag.core.budget import ANSWERING, charged, exhausted, rounds_left, spare
 from judged_rag.core.documents import doc_date, numbered, undated
 from judged_rag.core.judgments import (
@@ -104,7 +104,12 @@ def assess(
     kept, rows = _other_row(state, current, iteration)
     if rows:
         relabelled = kept
-        events.append(event("assess", "other_row", documents=rows))
+        read = {
+            j["doc_id"]: j["evidence"]
+            for j in kept
+            if j["doc_id"] in rows and j["iteration"] == iteration and not j.get("hop")
+        }
+        events.append(event("assess", "other_row", documents=rows, read=read))
     if relabelled is not None:
         state = {**state, "judgments": relabelled}
     judged = list(latest_judgments(state).values())
@@ -227,17 +232,21 @@ def _other_fact(
 def _other_row(
     state: State, judgments: list[Judgment], iteration: int
 ) -> tuple[list[Judgment], list[str]]:
-    """The judgments with the round's copies read from another row of a table dropped.
+    """The judgments with the round's copies read from another row of a table re-read.
 
     Asked "which office is zaleth dumas based in?", a small judge reads the office from
     the row above in the staff directory. A copy found only in table rows holding none
     of the question's words, when another row of its table holds one
-    (`core.asked.wrong_row`), is no evidence: it is dropped, and a Highly Relevant
-    judgment becomes Somewhat Relevant; the document keeps its score (it holds the row
-    asked about), so it still leads the documents the judge found nothing in. Not for a
-    question that may describe what it asks about (`core.hops.describable`: "the
-    extension of the person who hired Ana Lima" is in another row than hers), nor for
-    judgments made for the hop's first question. The ids of those changed.
+    (`core.asked.wrong_row`), is not what the document says of the row asked about.
+    When one row holds the question's words, its cell in the copy's column is the copy
+    (`core.asked.asked_cell`: "Maiti" for "Kurovak"), and the label stands: the judge
+    found the column, the question names the row. Otherwise the copy is dropped, and a
+    Highly Relevant judgment becomes Somewhat Relevant; the document keeps its score (it
+    holds the row asked about), so it still leads the documents the judge found nothing
+    in. Not for a question that may describe what it asks about
+    (`core.hops.describable`: "the extension of the person who hired Ana Lima" is in
+    another row than hers), nor for judgments made for the hop's first question. The
+    ids of those changed.
     """
     question = hops.asked(state)
     if hops.describable(question):
@@ -245,7 +254,10 @@ def _other_row(
     asked = row_words(question)
     why = "the copy is from another row of its table than the one asked about"
 
-    def dropped(j: Judgment) -> Judgment:
+    def reread(j: Judgment, doc: Doc) -> Judgment:
+        cell = asked_cell(asked, undated(doc["content"]), j["evidence"])
+        if cell is not None:
+            return {**j, "evidence": cell, "reason": f"{j['reason']}; {why}: its cell read"}
         label = "somewhat_relevant" if j["label"] == "highly_relevant" else j["label"]
         return {**j, "label": label, "evidence": "", "reason": f"{j['reason']}; {why}"}
 
@@ -256,7 +268,7 @@ def _other_row(
         lambda j, doc: (
             bool(j["evidence"]) and wrong_row(asked, undated(doc["content"]), j["evidence"])
         ),
-        dropped,
+        reread,
     )
 
 
@@ -273,7 +285,7 @@ def _not_grounded(
     `why` added to their reason. The judgments, and the ids of those relabelled.
     """
 
-    def relabelled(j: Judgment) -> Judgment:
+    def relabelled(j: Judgment, _: Doc) -> Judgment:
         changed: Judgment = {**j, "label": "somewhat_relevant", "reason": f"{j['reason']}; {why}"}
         changed["grounded"] = False
         return changed
@@ -292,7 +304,7 @@ def _changed(
     judgments: list[Judgment],
     iteration: int,
     applies: Callable[[Judgment, Doc], bool],
-    change: Callable[[Judgment], Judgment],
+    change: Callable[[Judgment, Doc], Judgment],
 ) -> tuple[list[Judgment], list[str]]:
     """The judgments with `change` made to the round's that `applies` to, with their ids.
 
@@ -305,7 +317,7 @@ def _changed(
     for j in judgments:
         doc = docs.get(j["doc_id"])
         if j["iteration"] == iteration and not j.get("hop") and doc is not None and applies(j, doc):
-            j = change(j)
+            j = change(j, doc)
             ids.append(j["doc_id"])
         out.append(j)
     return out, ids
