@@ -16,6 +16,7 @@ from judged_rag.core.asked import (
     asks_time,
     gives_value,
     measure_mismatch,
+    misread_cell,
     names_pinned,
     of_kind,
     pinned,
@@ -830,6 +831,37 @@ def test_a_copy_from_another_row_is_read_from_the_row_asked_about() -> None:
     assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 1
     assert events(out, "combine", "combined")[0]["chosen"] == ["Staff directory"]
     assert "Maiti" in out["answer"]
+
+
+def test_a_cell_an_answer_gives_from_another_row() -> None:
+    asked = row_words("which office is zaleth dumas based in?")
+    assert misread_cell(asked, DIRECTORY, "Zaleth Dumas is based in Kurovak.") == (
+        "Kurovak",
+        "Maiti",
+    )
+    # The row asked about: its own cells, whatever else the answer says.
+    assert misread_cell(asked, DIRECTORY, "Zaleth Dumas is based in Maiti.") is None
+    assert misread_cell(asked, DIRECTORY, "Maiti, not Kurovak.") is None
+    # No row is known to be the one asked about.
+    assert misread_cell(row_words("Which office is Dumas in?"), TWO_DUMAS, "Kurovak") is None
+
+
+def test_an_answer_read_from_another_row_is_replaced_by_the_row_asked_about() -> None:
+    # The judge's copy is re-read, and the generator reads the row above all the same:
+    # the cited directory's row for Zaleth Dumas answers, with no verifier call.
+    parts = Components(
+        chat_model=generator("The office of Zaleth Dumas is based in Kurovak. [1]"),
+        judge_model=judge_model(quote("Kurovak", **{"Kurovak": 0.95, "NONE": 0.05}), knows="B"),
+        retriever=scripted_retriever([doc("Staff directory", DIRECTORY)]),
+    )
+    out = run(parts, "which office is zaleth dumas based in?")
+    assert events(out, "verify", "other_row") == [
+        {"claim": "Kurovak", "document": 1, "replaced_by": "Maiti"}
+    ]
+    assert out["answer"] == "Maiti [1]"
+    assert [c["title"] for c in out["citations"]] == ["Staff directory"]
+    assert events(out, "verify", "checked")[-1]["by"] == "table_row"
+    assert out["cost"]["llm_calls"] == 3  # the judge, the model's confidence, the draft
 
 
 def test_a_copy_from_another_row_is_no_support_when_the_row_is_not_known() -> None:

@@ -801,6 +801,25 @@ def asked_cell(asked: list[str], text: str, copy: str) -> str | None:
     return cells.pop() if len(cells) == 1 and "" not in cells else None
 
 
+def misread_cell(asked: list[str], text: str, answer: str) -> tuple[str, str] | None:
+    """A cell the answer gives from another row than the one asked about, and that row's.
+
+    `asked`: `row_words`. "The office of Zaleth Dumas is based in Kurovak" against the
+    staff directory gives ("Kurovak", "Maiti"): the generator read the row above, as
+    the judge had (`asked_cell` says which cell the row asked about holds). None when
+    the answer gives that cell too, or no cell it gives is read from another row.
+    """
+    for _, rows in _tables(text):
+        for row in rows:
+            for cell in _cells(row):
+                if not cell or not grounded(cell, answer):
+                    continue
+                read = asked_cell(asked, text, cell)
+                if read is not None and not grounded(read, answer):
+                    return cell, read
+    return None
+
+
 def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:
     """The test of a copy answering for something else, or None when there is none.
 

@@ -15,7 +15,10 @@ held to it:
   the judge's agreeing copy when that states the measure asked in its unit). A draft
   stating no value where the question asks for one (a number, a time, a measure: "The
   weight is given in the specifications section [1]") is sent back with why, with no
-  LLM call (`no_value`). A draft restating the judge's quote of a document it does not
+  LLM call (`no_value`). A draft giving a cell of a cited table from another row than
+  the one the question names ("Kurovak", the row above Zaleth Dumas's) is replaced by
+  that row's cell, cited, with no call (`other_row`, `core.asked.misread_cell`). A
+  draft restating the judge's quote of a document it does not
   cite, and none of those it cites, is cited to that document without a call; any
   other claim citing the wrong document is re-pointed to the one that states it
   (unless that one is about something else, `cited_elsewhere`) and checked once more;
@@ -44,6 +47,8 @@ from judged_rag.core.asked import (
     measure_asked,
     measure_mismatch,
     measures_stated,
+    misread_cell,
+    row_words,
     unpinned,
     value_asked,
 )
@@ -58,7 +63,7 @@ from judged_rag.core.citations import (
 )
 from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
 from judged_rag.core.conflicts import INSTRUCTS, dated, unmet
-from judged_rag.core.documents import numbered
+from judged_rag.core.documents import numbered, undated
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, quote_stated
 from judged_rag.core.quotes import grounded, names_subject, subject_names, words
 from judged_rag.core.trace import event
@@ -169,6 +174,15 @@ def _verdict(
             event("verify", "checked", supported=True, by="judge_quote", quotes=found, recited=True)
         )
         return {**_decided("accept", basis, None, events, cost), **_redrafted(state, fixed)}
+    misread = other_row(state, draft) if cfg.verify and free_pass else None
+    if misread is not None:
+        # The draft gives a cell of another row than the one the question names; the
+        # cited table's row asked about gives the answer (no call).
+        (cell, fixed), number = misread
+        events.append(event("verify", "other_row", claim=cell, document=number, replaced_by=fixed))
+        redraft = QUOTED.format(value=fixed, cited=f"[{number}]")
+        events.append(event("verify", "checked", supported=True, by="table_row", replaced=True))
+        return {**_decided("accept", basis, None, events, cost), **_redrafted(state, redraft)}
     contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
     elsewhere = cited_elsewhere(state, draft, cfg) if cfg.verify and not contradicted else None
     measured = (
@@ -534,6 +548,32 @@ def _restated(state: State, draft: str, numbers: list[int]) -> list[dict[str, An
         if grounded(quote, doc["content"]) and grounded(quote, text):
             found.append({"document": n, "quote": quote[:120]})
     return found
+
+
+def other_row(state: State, draft: str) -> tuple[tuple[str, str], int] | None:
+    """A cell the draft gives from another row of a cited table, the asked row's, and where.
+
+    "which office is zaleth dumas based in?" drafted "… based in Kurovak [1]", the cited
+    staff directory's row above: the judge may have copied the right office, but the
+    generator read the table as the judge first did. The cited documents (every one of
+    the knowledge, for a draft citing none) are read for a cell of the draft that
+    `core.asked.misread_cell` finds read from another row, and the cell the row asked
+    about holds. Not for a question that may describe what it asks about
+    (`hops.describable`). None when no cell is.
+    """
+    question = hops.resolved(state["question"], state.get("hop"))
+    if hops.describable(question):
+        return None
+    asked = row_words(question)
+    knowledge = state.get("knowledge") or []
+    numbers = cited_numbers(draft) or list(range(1, len(knowledge) + 1))
+    text = without_citations(draft)
+    for n in numbers:
+        if 1 <= n <= len(knowledge):
+            found = misread_cell(asked, undated(knowledge[n - 1]["content"]), text)
+            if found is not None:
+                return found, n
+    return None
 
 
 def cited_elsewhere(state: State, draft: str, cfg: Configuration) -> str | None:
