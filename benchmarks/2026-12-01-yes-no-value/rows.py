@@ -47,7 +47,7 @@ for key, new in after.items():
         + f" | after: {new['answer'][:90]!r}"
     )
     fired = [
-        f"{e['event']} {e['detail']['documents']}"
+        f"{e['node']}/{e['event']} {e['detail'].get('documents', e['detail'])}"
         for e in new["trace"]
         if e["event"] in ("other_fact", "other_row")
     ]

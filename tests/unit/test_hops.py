@@ -214,6 +214,23 @@ def test_the_first_step_is_answered_by_its_best_copy_that_is_a_name() -> None:
     assert hops.answered(found[1:2], 0.7, hop, QUESTION, elsewhere) is None
 
 
+def test_an_abbreviation_of_two_capitals_is_part_of_a_description() -> None:
+    # "the head of IT" is not "the managing director" every head of department reports
+    # to; the copy "Head of IT" is read in its line for the name beside it.
+    question = "In which office does the head of IT work?"
+    hop: Any = hops.plan(question, "the head of IT", 1)
+    pages = {
+        "a": "Organisation\nEvery head of department reports to the managing director.",
+        "b": "Organisation\n- Head of Finance: Ana Lima\n- Head of IT: Beivith Genisel",
+    }
+    found = [judged("a", "Managing director", 0.99), judged("b", "Head of IT", 0.95)]
+    asked = hop["question"]
+    assert hops.answered(found, 0.7, hop, asked, pages) == ("Beivith Genisel", "b")
+    assert not hops.describes(pages["a"], "the head of IT")
+    # Written all in capitals, two letters are no abbreviation: "OF" is a function word.
+    assert hops.describes("THE HEAD OF DEPARTMENT", "the head of department")
+
+
 def test_a_copy_is_read_in_its_sentence_or_table_row() -> None:
     text = "Notes\nFounded by Ana. In 2019 it moved to Holm.\n| 2023 | 205 |"
     assert statement(text, "moved to holm") == ("In 2019 it moved to Holm.", 11)

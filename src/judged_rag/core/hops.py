@@ -192,11 +192,18 @@ _CIRCUMSTANCES = frozenset(["in", "at", "on", "with", "from"])
 
 
 def _stems(text: str) -> set[str]:
-    """The first five letters of each content word: "expected" and "expect" are one."""
+    """The first five letters of each content word: "expected" and "expect" are one.
+
+    A word of two letters or a function word is none, but two capitals in a text not
+    written all in capitals are an abbreviation: "the head of IT" names a department,
+    which "the managing director" does not.
+    """
+    capitals = not any(c.islower() for c in text)
     return {
         w.lower()[:5]
         for w in _WORD.findall(text)
-        if len(w) > 2 and w.lower() not in _FUNCTION_WORDS
+        if (len(w) > 2 and w.lower() not in _FUNCTION_WORDS)
+        or (len(w) == 2 and w.isupper() and not capitals)
     }
 
 
