@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seed 7's 36 rows whose evidence page has a table (lower case, table, two documents,
 # role; the selection of ../2026-12-01-table-row/, its tab7.jsonl), judged-rag at
-# ce8aa4b, default settings, one run, alone, with traces; and the no-model screen over
+# 6f65688, default settings, one run, alone, with traces; and the no-model screen over
 # handbook seeds 1-7 and the organisations set.
 # S: a scratch folder outside the repository holding seed 7's hb7/ and hb7-index-g/
 # (../2026-12-01-heldout-seed7/run.sh), seeds 1-6 built with `judged-rag eval-data
@@ -10,7 +10,7 @@
 set -e
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 HERE="$REPO/benchmarks/2026-12-01-row-reread"
-CODE=ce8aa4b
+CODE=6f65688
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
 if [ ! -d "src-$CODE" ]; then
