@@ -809,9 +809,8 @@ def test_the_cell_a_copy_from_another_row_stands_for(
     assert asked_cell(row_words(question), text, copy) == cell
 
 
-def test_a_copy_from_another_row_is_read_from_the_row_asked_about() -> None:
-    # The judge reads the office from the row above: the directory's copy becomes the
-    # office of the row the question names, and the directory stays the support.
+def directory_and_office(directory: str, question: str) -> dict[str, Any]:
+    """A run over a staff directory and an office page, the judge copying "Kurovak"."""
     office = doc("Kurovak office", "The Kurovak office is one of the three offices.")
     parts = Components(
         chat_model=generator("Zaleth Dumas is based in Maiti [1]."),
@@ -821,9 +820,15 @@ def test_a_copy_from_another_row_is_read_from_the_row_asked_about() -> None:
             verdict(True, 0.9),
             knows="B",
         ),
-        retriever=scripted_retriever([doc("Staff directory", DIRECTORY), office]),
+        retriever=scripted_retriever([doc("Staff directory", directory), office]),
     )
-    out = run(parts, "which office is zaleth dumas based in?")
+    return run(parts, question)
+
+
+def test_a_copy_from_another_row_is_read_from_the_row_asked_about() -> None:
+    # The judge reads the office from the row above: the directory's copy becomes the
+    # office of the row the question names, and the directory stays the support.
+    out = directory_and_office(DIRECTORY, "which office is zaleth dumas based in?")
     assert events(out, "judge", "judged")[0]["evidence"] == "Kurovak"
     assert events(out, "assess", "other_row") == [
         {"documents": ["Staff directory"], "read": {"Staff directory": "Maiti"}}
@@ -867,18 +872,7 @@ def test_an_answer_read_from_another_row_is_replaced_by_the_row_asked_about() ->
 def test_a_copy_from_another_row_is_no_support_when_the_row_is_not_known() -> None:
     # Two rows hold "Dumas": the copy is dropped; the directory keeps its score and
     # still leads the page the judge found nothing in.
-    office = doc("Kurovak office", "The Kurovak office is one of the three offices.")
-    parts = Components(
-        chat_model=generator("Zaleth Dumas is based in Maiti [1]."),
-        judge_model=judge_model(
-            quote("Kurovak", **{"Kurovak": 0.95, "NONE": 0.05}),
-            quote("One of three", **{"One": 0.6, "NONE": 0.4}),
-            verdict(True, 0.9),
-            knows="B",
-        ),
-        retriever=scripted_retriever([doc("Staff directory", TWO_DUMAS), office]),
-    )
-    out = run(parts, "Which office is Dumas in?")
+    out = directory_and_office(TWO_DUMAS, "Which office is Dumas in?")
     assert events(out, "judge", "judged")[0]["label"] == "highly_relevant"
     assert events(out, "assess", "other_row") == [
         {"documents": ["Staff directory"], "read": {"Staff directory": ""}}
