@@ -169,6 +169,9 @@ def test_two_documents_and_roles(dataset: HandbookDataset) -> None:
     # An abbreviation keeps its capitals where a role is written in a sentence.
     questions = " ".join(r.question for r in dataset.rows if r.category != "lowercase")
     assert "head of it" not in questions + " ".join(texts.values())
+    # A plural takes a plural verb: "How long are invoices kept?".
+    assert "How long are invoices kept?" in questions
+    assert not re.search(r"\bis (?:invoices|visitor logs|support tickets)\b", questions)
     assert sum(1 for r in rows(dataset, "two_hop") if len(r.evidence) == 2) >= MIN_ANSWERABLE
 
 

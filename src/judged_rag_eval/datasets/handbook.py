@@ -89,7 +89,8 @@ from judged_rag_eval.metrics import contains_normalized
 
 HANDBOOK_VERSION = 2
 """2: a role is written with its abbreviation in capitals ("the head of IT"); 1 wrote
-"the head of it", which reads as a pronoun (seeds 1 to 8 were built and run at 1)."""
+"the head of it", which reads as a pronoun, and "How long is invoices kept?" (seeds 1
+to 8 were built and run at 1)."""
 NAME = "judged-rag company handbook (handbook)"
 DEV_SEED = 1
 HELD_OUT_SEED = 2
@@ -1768,8 +1769,9 @@ def _policy_pages(c: _Company, committees: list[tuple[str, str]]) -> None:
         w.state(_row((record, value)), record, "retention", value, table=True)
         rows.append((record, value))
         noun = record if record.startswith("CCTV") else record.lower()
-        c.ask("table", f"How long is {noun} kept?", record, "retention", (value,))
-        c.ask("imperative", f"Tell me how long {noun} is kept.", record, "retention", (value,))
+        verb = "are" if noun.endswith("s") else "is"  # "invoices are", "e-mail is"
+        c.ask("table", f"How long {verb} {noun} kept?", record, "retention", (value,))
+        c.ask("imperative", f"Tell me how long {noun} {verb} kept.", record, "retention", (value,))
         c.ask(
             "lowercase",
             f"how long does {c.name.lower()} keep {noun.lower()}?",
