@@ -11,6 +11,7 @@ from judged_rag import Components, Configuration, build_graph
 from judged_rag.components.llm import LetterChoice, read_extraction, read_letter
 from judged_rag.configuration import JUDGE_SIMILARITY_WEIGHTS, SRA_T_M, T_M_MEASURED
 from judged_rag.core.asked import worded_as_asked
+from judged_rag.core.citations import names_only
 from judged_rag.core.quotes import (
     grounded,
     names_subject,
@@ -836,6 +837,29 @@ def test_a_quote_not_in_the_document_is_no_support() -> None:
     out = run(parts, max_iterations=1, max_regenerations=0)
     assert "by" not in verify_events(out)[0]
     assert out["abstained"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "titles_only"),
+    [
+        ("[1] Working hours\n[2] Minutes of the works council, January 2025", True),
+        ("- working hours [1]\n- Minutes of the works council, January 2025.", True),
+        ("Working hours are reviewed yearly [1].\n[2] Working hours", False),
+        ("", False),
+    ],
+)
+def test_a_reply_listing_only_the_documents_titles(reply: str, titles_only: bool) -> None:
+    titles = ["Working hours", "Minutes of the works council, January 2025", "Shubrend office"]
+    assert names_only(reply, titles) is titles_only
+
+
+def test_a_reply_of_titles_only_is_no_answer_and_the_judges_copy_answers() -> None:
+    out = _quoted_run("[1] apollo")  # the one document shown
+    fallbacks = [
+        e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("generate", "fallback")
+    ]
+    assert fallbacks and fallbacks[0]["error"] == "TitlesOnly"
+    assert out["answer"] == "20 July 1969 [1]" and not out["abstained"]
 
 
 def test_a_reply_of_citations_only_is_no_answer_and_the_judges_copy_answers() -> None:

@@ -38,6 +38,23 @@ def without_citations(text: str) -> str:
     return _CITATION.sub(" ", text)
 
 
+def names_only(text: str, titles: list[str]) -> bool:
+    """Whether a reply only lists documents by their titles: no answer was written.
+
+    "[1] Working hours", "[2] Minutes of the works council meeting, January 2025", one a
+    line, for "how often are salaries reviewed?": each line, its citation marks and
+    punctuation aside, is the title of a document shown. False for a reply with any
+    other line.
+    """
+    known = {" ".join(t.casefold().split()) for t in titles if t.strip()}
+    lines = [
+        " ".join(line.strip(" \t-*•.,;:()").casefold().split())
+        for line in without_citations(text).splitlines()
+    ]
+    lines = [line for line in lines if line]
+    return bool(lines) and all(line in known for line in lines)
+
+
 def marked(text: str, numbers: list[int]) -> str:
     """The text with citation marks for `numbers` after it: "… 1969. [1][3]"."""
     return f"{text.strip()} " + "".join(f"[{n}]" for n in numbers)

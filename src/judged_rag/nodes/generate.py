@@ -25,6 +25,7 @@ from judged_rag.core.citations import (
     citations_for,
     cited_numbers,
     declines,
+    names_only,
     without_citations,
 )
 from judged_rag.core.conflicts import dated
@@ -79,15 +80,17 @@ def generate(
                 output_tokens=cost["output_tokens"],
             )
         )
-    if not without_citations(text).strip(" \t\n.,;:()[]"):
-        # No text, or only citation marks ("[1]"): no answer was written. The judge's
-        # copies from the documents it points at may be that answer; otherwise none.
+    titles = names_only(text, [d["title"] for d in knowledge])
+    if titles or not without_citations(text).strip(" \t\n.,;:()[]"):
+        # No text, only citation marks ("[1]") or only the documents' titles: no answer
+        # was written. The judge's copies from the documents it points at may be that
+        # answer; otherwise none.
         stated = None if closed else quote_stated(state, knowledge, cited_numbers(text), basis)
         quoted = prompt.QUOTED.format(value=stated[0], cited=stated[1]) if stated else None
         empty = event(
             "generate",
             "fallback",
-            error="EmptyReply" if not text else "CitationsOnly",
+            error="EmptyReply" if not text else "TitlesOnly" if titles else "CitationsOnly",
             message="the model returned no text" if not text else f"the reply was {text[:40]!r}",
             attempts=outcome.cost["llm_calls"],
             default=quoted or "",
