@@ -39,12 +39,14 @@ def without_citations(text: str) -> str:
 
 
 def names_only(text: str, titles: list[str]) -> bool:
-    """Whether a reply only lists documents by their titles: no answer was written.
+    """Whether a reply only lists the documents shown, by their titles: no answer.
 
-    "[1] Working hours", "[2] Minutes of the works council meeting, January 2025", one a
-    line, for "how often are salaries reviewed?": each line, its citation marks and
-    punctuation aside, is the title of a document shown. False for a reply with any
-    other line.
+    "[1] Working hours", "[2] Minutes of the works council meeting, January 2025", "[3]
+    Shubrend office", one a line, for "how often are salaries reviewed?" with those three
+    documents shown: each line, its citation marks and punctuation aside, is a title, and
+    every title of two or more is listed once. A reply naming one title, or some of them,
+    may be the answer ("Which company acquired Ulvdene?" → the acquirer, whose page is
+    shown): not this.
     """
     known = {" ".join(t.casefold().split()) for t in titles if t.strip()}
     lines = [
@@ -52,7 +54,7 @@ def names_only(text: str, titles: list[str]) -> bool:
         for line in without_citations(text).splitlines()
     ]
     lines = [line for line in lines if line]
-    return bool(lines) and all(line in known for line in lines)
+    return len(known) >= 2 and len(lines) == len(known) and set(lines) == known
 
 
 def marked(text: str, numbers: list[int]) -> str:
