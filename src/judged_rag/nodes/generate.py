@@ -82,7 +82,7 @@ def generate(
         )
     titles = names_only(text, [d["title"] for d in knowledge])
     if titles or not without_citations(text).strip(" \t\n.,;:()[]"):
-        # No text, only citation marks ("[1]") or only the documents' titles: no answer
+        # No text, only citation marks ("[1]") or every document's title alone: no answer
         # was written. The judge's copies from the documents it points at may be that
         # answer; otherwise none.
         stated = None if closed else quote_stated(state, knowledge, cited_numbers(text), basis)
