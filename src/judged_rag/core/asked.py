@@ -47,7 +47,8 @@ which document is about what.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from judged_rag.core.calendar import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS, YEAR
 from judged_rag.core.documents import undated
@@ -711,6 +712,26 @@ def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip("|").split("|")]
 
 
+class _Held(NamedTuple):
+    """A table holding a copy in its data rows (`_holding`)."""
+
+    heading: list[str]  # its heading's cells; none for a chunk cut inside it
+    rows: list[str]  # its data rows, as written
+    grid: list[list[str]]  # their cells
+    holding: list[int]  # the rows holding the copy
+    columns: set[int]  # the columns they hold it in
+
+
+def _holding(text: str, copy: str) -> Iterator[_Held]:
+    """Each table of the text holding the copy in a data row."""
+    for heading, rows in _tables(text):
+        holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
+        if holding:
+            grid = [_cells(row) for row in rows]
+            columns = {k for i in holding for k, c in enumerate(grid[i]) if grounded(copy, c)}
+            yield _Held(heading, rows, grid, holding, columns)
+
+
 def row_words(question: str) -> list[str]:
     """The question's words a table row it asks about holds one of, its names and years too.
 
@@ -740,14 +761,10 @@ def wrong_row(asked: list[str], text: str, copy: str) -> bool:
         return False
 
     read = False
-    for rows in table_rows(text):
-        grid = [_cells(row) for row in rows]
-        holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
-        if not holding:
-            continue
-        if any(_holds_one(asked, rows[i]) for i in holding):
+    for table in _holding(text, copy):
+        grid, holding, columns = table.grid, table.holding, table.columns
+        if any(_holds_one(asked, table.rows[i]) for i in holding):
             return False
-        columns = {k for i in holding for k, cell in enumerate(grid[i]) if grounded(copy, cell)}
         keyed = any(
             _holds_one(asked, cell)
             for i, cells in enumerate(grid)
@@ -777,12 +794,8 @@ def asked_cell(asked: list[str], text: str, copy: str) -> str | None:
     if not wrong_row(asked, text, copy):
         return None
     cells: set[str] = set()
-    for heading, rows in _tables(text):
-        grid = [_cells(row) for row in rows]
-        holding = [i for i, row in enumerate(rows) if grounded(copy, row)]
-        if not holding:
-            continue
-        columns = {k for i in holding for k, cell in enumerate(grid[i]) if grounded(copy, cell)}
+    for table in _holding(text, copy):
+        heading, grid, holding, columns = table.heading, table.grid, table.holding, table.columns
         if len(columns) != 1:
             return None
         (column,) = columns
