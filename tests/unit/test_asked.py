@@ -10,10 +10,12 @@ from langchain_core.messages import AIMessage
 from judged_rag import Components, build_graph
 from judged_rag.core.asked import (
     FREQUENCY,
+    answers_other,
     asked_about,
     asked_cell,
     asks_quantity,
     asks_time,
+    common_words,
     gives_value,
     measure_mismatch,
     misread_cell,
@@ -663,6 +665,76 @@ def test_another_subjects_wording_is_enough_to_doubt_a_copy() -> None:
     out = run(parts, "How often must the GPMG be recalibrated?")
     assert events(out, "assess", "other_fact") == [{"documents": ["GPMG manual"]}]
     assert out["abstained"] is True
+
+
+FOOTER = "It is reviewed at least once a year and whenever the underlying process changes."
+FOOTED = [
+    state_doc("Working hours", "The working week is 36 hours. The rules are reviewed every year."),
+    state_doc("Equipment", f"Laptops are replaced every 5 years. {FOOTER}"),
+    state_doc("Shubrend office", f"The office opens at 8:00. {FOOTER}"),
+    state_doc("Minutes, January 2025", f"The council met on 9 January. {FOOTER}"),
+]
+
+
+def test_a_word_most_pages_state_a_value_with_does_not_tell_what_is_asked() -> None:
+    question = "how often are salaries reviewed?"
+    assert common_words(question, ["salaries", "reviewed"], FOOTED) == ["reviewed"]
+    other = answers_other(question, FOOTED)
+    assert other is not None
+    assert other("every year", FOOTED[0]) and other("at least once a year", FOOTED[2])
+    # A page about salaries stating it is no other fact, whatever words the others share.
+    pay = state_doc("Pay", "Salaries are reviewed once a year, in April.")
+    assert not answers_other(question, [*FOOTED, pay])("once a year", pay)  # type: ignore[misc]
+    # Common to three pages of ten is not common: "reviewed" still says what is asked.
+    few = FOOTED[1:] + [state_doc(f"Page {n}", "Visitors sign in.") for n in range(7)]
+    assert common_words(question, ["salaries", "reviewed"], few) == []
+    assert not answers_other(question, few)("at least once a year", few[0])  # type: ignore[misc]
+    # Under three pages nothing is common.
+    assert common_words(question, ["salaries", "reviewed"], FOOTED[:2]) == []
+
+
+def test_a_common_word_stands_when_the_page_holds_the_others() -> None:
+    # Every board meets monthly; "It meets …" answers for the page naming the WSB.
+    boards = [
+        state_doc(f"{name} charter", "The board meets on the first Tuesday of each month.")
+        for name in ("DGC", "ISF", "PRB")
+    ]
+    wsb = state_doc("WSB charter", "It meets on the second Thursday of each month.")
+    question = "how often does the wsb meet?"
+    other = answers_other(question, [*boards, wsb])
+    assert other is not None
+    assert not other("second Thursday of each month", wsb)
+    assert other("first Tuesday of each month", boards[0])
+    # A question whose only word is common is read as before.
+    only = answers_other("How often does the WSB meet?", [*boards, wsb])
+    assert only is not None and not only("first Tuesday of each month", boards[0])
+
+
+def test_a_footer_copy_for_what_no_page_states_is_declined() -> None:
+    pages = [doc(d["title"], d["content"]) for d in FOOTED]
+    draft = "Salaries are reviewed every year [1]."
+    parts = Components(
+        chat_model=generator(draft, draft),
+        judge_model=judge_model(
+            quote("every year", **{"every": 0.95, "NONE": 0.05}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            knows="B",
+        ),
+        retriever=scripted_retriever(pages),
+    )
+    out = run(parts, "how often are salaries reviewed?")
+    assert events(out, "assess", "other_fact") == [
+        {"documents": ["Working hours", "Shubrend office"]}
+    ]
+    assert events(out, "assess", "assessed")[-1]["counts"]["highly_relevant"] == 0
+    # The generator gives the footer's cycle anyway: the verifier knows it for another
+    # fact with no call (the judge model has no verdict left to give), twice.
+    assert [e["claim"] for e in events(out, "verify", "other_fact")] == [
+        'the answer gives "every year", which document [1] states of something else'
+    ] * 2
+    assert out["abstained"] is True and out["reason"] == "unsupported_claims"
 
 
 HOTELS = doc("Hotels", "The hotel limit outside capital cities is 120 euros a night.")

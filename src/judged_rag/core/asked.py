@@ -27,7 +27,10 @@ question's form makes plain, with no call:
   on flights of what length?" by a hotel's nightly limit, a sentence holding none of
   its words (`says_asked`); `nodes.assess` and the ranking of the labelled sets apply it
   when a retrieved document states the value asked in the question's words
-  (`words_asked`, `answers_other`);
+  (`words_asked`, `answers_other`). A word most retrieved pages state a value with
+  ("reviewed", in every page footer's "It is reviewed at least once a year") does not
+  say what is asked: "how often are salaries reviewed?" is answered only from a page
+  holding another of its words (`common_words`);
 - **the row asked about**: "which office is zaleth dumas based in?" is not answered by
   a cell of another person's row of the staff directory when a row holds the
   question's words (`wrong_row`); that row's cell in the copy's column answers it, when
@@ -833,6 +836,33 @@ def misread_cell(asked: list[str], text: str, answer: str) -> tuple[str, str] | 
     return None
 
 
+COMMON_SHARE = 0.5
+"""The share of the retrieved pages (by title) stating a value with an asked word that
+makes the word common to the knowledge base (`common_words`)."""
+COMMON_LEAST = 3
+"""The fewest pages stating a value with an asked word that make it common."""
+
+
+def common_words(question: str, asked: list[str], docs: list[Doc]) -> list[str]:
+    """The words of `asked` that most retrieved pages state a value with.
+
+    An intranet page's footer says "It is reviewed at least once a year"; asked "how
+    often are salaries reviewed?", nine of ten pages retrieved state how often something
+    is reviewed, none of them salaries. A word stated with a value (`_stating`) by at
+    least `COMMON_SHARE` of the pages retrieved (distinct titles), and by at least
+    `COMMON_LEAST`, does not tell which fact a statement is about.
+    """
+    pages = {d["title"] for d in docs}
+    need = max(COMMON_LEAST, COMMON_SHARE * len(pages))
+    texts = [(d["title"], statements(undated(d["content"]))) for d in docs]
+    common = []
+    for word in asked:
+        test = _stating(question, [word])
+        if len({title for title, said in texts if any(map(test, said))}) >= need:
+            common.append(word)
+    return common
+
+
 def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:
     """The test of a copy answering for something else, or None when there is none.
 
@@ -840,8 +870,12 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     knowledge base states the value in the question's words, and a copy whose own
     statement does not (`says_asked`: the WSB charter's review for how often the WSB
     meets, a hotel's limit for the flights that may be booked in business class)
-    answers for another fact. With no such statement, None: "an annual race" may well
-    say how often the race is held, in other words.
+    answers for another fact. So does one whose statement holds only words most pages
+    state a value with (`common_words`: "reviewed" in "It is reviewed at least once a
+    year", for "how often are salaries reviewed?") when its document, title and text,
+    holds none of the question's other words. With no statement in the question's
+    words, None: "an annual race" may well say how often the race is held, in other
+    words.
     """
     asked = asked_about(question)  # read once for every document and copy
     if not asked:
@@ -849,7 +883,17 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     test = _stating(question, asked)
     if not any(test(s) for d in docs for s in statements(undated(d["content"]))):
         return None
-    return lambda copy, doc: bool(copy) and not _holds_one(asked, copied_from(doc, copy))
+    common = common_words(question, asked, docs)
+    telling = [w for w in asked if w not in common] if common else []
+
+    def other(copy: str, doc: Doc) -> bool:
+        if not copy:
+            return False
+        if not _holds_one(asked, copied_from(doc, copy)):
+            return True
+        return bool(telling) and not _holds_one(telling, f"{doc['title']}\n{doc['content']}")
+
+    return other
 
 
 def pinned(question: str) -> list[str]:

@@ -18,6 +18,8 @@ held to it:
   LLM call (`no_value`). A draft giving a cell of a cited table from another row than
   the one the question names ("Kurovak", the row above Zaleth Dumas's) is replaced by
   that row's cell, cited, with no call (`other_row`, `core.asked.misread_cell`). A
+  draft citing only documents whose copy `assess` found to answer another fact, and
+  restating it, is unsupported with no call (`restates_other_fact`). A
   draft restating the judge's quote of a document it does not
   cite, and none of those it cites, is cited to that document without a call; any
   other claim citing the wrong document is re-pointed to the one that states it
@@ -185,9 +187,14 @@ def _verdict(
         return {**_decided("accept", basis, None, events, cost), **_redrafted(state, redraft)}
     contradicted = comparison_contradicted(state, draft, alternatives) if cfg.verify else None
     elsewhere = cited_elsewhere(state, draft, cfg) if cfg.verify and not contradicted else None
+    off = (
+        restates_other_fact(state, draft)
+        if cfg.verify and not (contradicted or elsewhere)
+        else None
+    )
     measured = (
         other_measured(state["question"], draft)
-        if cfg.verify and not (contradicted or elsewhere)
+        if cfg.verify and not (contradicted or elsewhere or off)
         else None
     )
     if contradicted:
@@ -202,6 +209,12 @@ def _verdict(
         supported = False
         claims = [elsewhere, *claims]
         events.append(event("verify", "cited_elsewhere", claim=elsewhere))
+    elif off:
+        # `assess` found the copy the draft gives to answer another fact than the one
+        # asked (a page footer's review cycle for how often salaries are reviewed).
+        supported = False
+        claims = [off, *claims]
+        events.append(event("verify", "other_fact", claim=off))
     elif measured and (stated := _stated_as_asked(state, basis) if free_pass else None):
         # The draft gives another measure; the judge copied the one asked from the
         # documents it passed, and agrees: that copy, cited, is the answer (no call).
@@ -237,7 +250,11 @@ def _verdict(
         event("verify", "checked", supported=supported, unsupported_claims=claims, basis=basis)
     )
     repaired: dict[str, Any] = {}
-    if not supported and cfg.verify and not (contradicted or elsewhere or measured or valueless):
+    if (
+        not supported
+        and cfg.verify
+        and not (contradicted or elsewhere or off or measured or valueless)
+    ):
         repaired = _repair(state, config, cfg, deps, claims, cost, events)
         cost = repaired.pop("cost", cost)
         supported = bool(repaired)
@@ -601,6 +618,36 @@ def cited_elsewhere(state: State, draft: str, cfg: Configuration) -> str | None:
     if other := unpinned(question, cited):
         return f"the cited documents do not give a value for {', '.join(other)}"
     return None
+
+
+def restates_other_fact(state: State, draft: str) -> str | None:
+    """Why the draft gives another fact than the one asked, or None.
+
+    `assess` found the copies the judge took from some documents to answer something
+    else (`Judgment.grounded` False: a page footer's "reviewed at least once a year"
+    for how often salaries are reviewed, a hotel's limit for the flights that may be
+    booked in business class). A draft citing only such documents and restating one of
+    their copies gives that fact as the answer: no reading of the cited documents makes
+    it the one asked, so no call. None when it cites another document, or nothing, or
+    restates none of their copies.
+    """
+    knowledge = state.get("knowledge") or []
+    judged = latest_judgments(state)
+    text = without_citations(draft)
+    restated: list[tuple[int, str]] = []
+    for n in dict.fromkeys(cited_numbers(draft)):
+        if not 1 <= n <= len(knowledge):
+            continue
+        judgment = judged.get(knowledge[n - 1]["id"])
+        if judgment is None or judgment.get("grounded") is not False:
+            return None
+        copy = " ".join(judgment["evidence"].split())
+        if len(words(copy)) >= MIN_QUOTE_CHARS and grounded(copy, text):
+            restated.append((n, copy))
+    if not restated:
+        return None
+    n, copy = restated[0]
+    return f'the answer gives "{copy[:120]}", which document [{n}] states of something else'
 
 
 def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -> str | None:
