@@ -710,6 +710,21 @@ def test_a_common_word_stands_when_the_page_holds_the_others() -> None:
     assert only is not None and not only("first Tuesday of each month", boards[0])
 
 
+def test_a_yes_no_question_is_not_held_to_words_most_pages_state() -> None:
+    # Its words hold the value's unit ("days"), and the page says "another country".
+    pages = [
+        state_doc(f"Page {n}", f"Leavers return equipment within {n + 5} working days.")
+        for n in range(3)
+    ]
+    remote = state_doc(
+        "Remote work", "Working from another country is limited to 15 working days per year."
+    )
+    question = "Is it permitted to work from abroad, and for how many days?"
+    assert common_words(question, asked_about(question), [*pages, remote]) == ["work", "days"]
+    other = answers_other(question, [*pages, remote])
+    assert other is not None and not other("15 working days", remote)
+
+
 def test_a_footer_copy_for_what_no_page_states_is_declined() -> None:
     pages = [doc(d["title"], d["content"]) for d in FOOTED]
     draft = "Salaries are reviewed every year [1]."

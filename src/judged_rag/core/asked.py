@@ -870,10 +870,13 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     knowledge base states the value in the question's words, and a copy whose own
     statement does not (`says_asked`: the WSB charter's review for how often the WSB
     meets, a hotel's limit for the flights that may be booked in business class)
-    answers for another fact. So does one whose statement holds only words most pages
-    state a value with (`common_words`: "reviewed" in "It is reviewed at least once a
-    year", for "how often are salaries reviewed?") when its document, title and text,
-    holds none of the question's other words. With no statement in the question's
+    answers for another fact. For a question asking how often, so does one whose
+    statement holds only words most pages state a value with (`common_words`:
+    "reviewed" in "It is reviewed at least once a year", for "how often are salaries
+    reviewed?") when its document, title and text, holds none of the question's other
+    words. (A yes/no question's words include the value's unit, "days", and a page may
+    say "from another country" for "abroad": screened, that lost a right copy and
+    refused no wrong one.) With no statement in the question's
     words, None: "an annual race" may well say how often the race is held, in other
     words.
     """
@@ -883,7 +886,8 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     test = _stating(question, asked)
     if not any(test(s) for d in docs for s in statements(undated(d["content"]))):
         return None
-    common = common_words(question, asked, docs)
+    often = OFTEN.search(_last_clause(question)) is not None
+    common = common_words(question, asked, docs) if often else []
     telling = [w for w in asked if w not in common] if common else []
 
     def other(copy: str, doc: Doc) -> bool:
