@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,6 +102,21 @@ def test_same_seed_same_bytes_other_seed_other_company(tmp_path: Path) -> None:
         r.question: r.answers for r in held.rows
     }.items()
     assert len(same_answers) < 0.25 * len(dev.rows)
+
+
+def test_the_same_bytes_whatever_the_hash_seed(tmp_path: Path) -> None:
+    # Iterating a set of strings follows the process's hash seed: the two-hop rows'
+    # wrong lead times once did.
+    def build(hash_seed: str) -> bytes:
+        out = tmp_path / hash_seed
+        script = "import sys; from judged_rag_eval.datasets.handbook import build_handbook, "
+        script += "write_handbook; from pathlib import Path; "
+        script += "write_handbook(build_handbook(int(sys.argv[1])), Path(sys.argv[2]))"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-c", script, str(DEV_SEED), str(out)], env=env, check=True)
+        return (out / DATA_FILE).read_bytes()
+
+    assert build("1") == build("2")
 
 
 def test_counts_per_category(dataset: HandbookDataset) -> None:

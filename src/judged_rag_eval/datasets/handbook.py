@@ -90,7 +90,8 @@ from judged_rag_eval.metrics import contains_normalized
 HANDBOOK_VERSION = 2
 """2: a role is written with its abbreviation in capitals ("the head of IT"); 1 wrote
 "the head of it", which reads as a pronoun, and "How long is invoices kept?" (seeds 1
-to 8 were built and run at 1)."""
+to 8 were built and run at 1), and took a two-hop row's wrong lead times in the order
+of the process's hash seed (the digest of one build was not another's)."""
 NAME = "judged-rag company handbook (handbook)"
 DEV_SEED = 1
 HELD_OUT_SEED = 2
@@ -1391,7 +1392,7 @@ def _catalogue_page(c: _Company, products: list[_Product]) -> None:
     )
     c.writers.append(w)
     for kind, code, lead, p in parts:
-        others = tuple({x[2] for x in parts if x[2] != lead})[:2]
+        others = tuple(dict.fromkeys(x[2] for x in parts if x[2] != lead))[:2]
         c.ask(
             "two_hop",
             f"What is the lead time for the {kind} fitted to the {p.abbrev}?",
