@@ -25,9 +25,11 @@ from judged_rag.core.asked import (
     row_words,
     same_word,
     says_asked,
+    stated_of_other,
     states_asked,
     table_rows,
     value_asked,
+    values_given,
     what_happens,
     words_asked,
     wrong_row,
@@ -750,6 +752,48 @@ def test_a_footer_copy_for_what_no_page_states_is_declined() -> None:
         'the answer gives "every year", which document [1] states of something else'
     ] * 2
     assert out["abstained"] is True and out["reason"] == "unsupported_claims"
+
+
+def test_a_draft_giving_a_footer_cycle_from_a_page_the_judge_found_nothing_in() -> None:
+    # The judge misreads the working-hours page (a copy it does not hold: Somewhat, no
+    # copy), so that page leads; the draft gives its "every year" for salaries.
+    pages = [doc(d["title"], d["content"]) for d in FOOTED]
+    draft = "Salaries are reviewed every year [1]."
+    parts = Components(
+        chat_model=generator(draft, draft),
+        judge_model=judge_model(
+            quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            knows="B",
+        ),
+        retriever=scripted_retriever(pages),
+    )
+    out = run(parts, "how often are salaries reviewed?")
+    judged = {e["doc_id"]: e for e in events(out, "judge", "judged")}
+    assert judged["Working hours"]["label"] == "somewhat_relevant"
+    assert judged["Working hours"]["evidence"] == ""
+    assert events(out, "combine", "combined")[0]["chosen"][0] == "Working hours"
+    assert [e["claim"] for e in events(out, "verify", "other_fact")] == [
+        'the answer gives "every year", which document [1] states of something else'
+    ] * 2
+    assert out["abstained"] is True
+
+
+def test_the_values_a_text_gives() -> None:
+    often = "how often are salaries reviewed?"
+    text = "Reviewed every year, or at least once a year, from 2024."
+    assert values_given(often, text) == ["every year", "once a year"]
+    assert values_given("May I claim a meal, and up to what amount?", "Up to 1,500 or 20") == [
+        "1,500",
+        "20",
+    ]
+    refused = stated_of_other(often, FOOTED)
+    assert refused is not None
+    assert refused("The rules are reviewed every year.", FOOTED[0])
+    pay = state_doc("Pay", "Salaries are reviewed once a year.")
+    assert not refused("Salaries are reviewed once a year.", pay)
 
 
 HOTELS = doc("Hotels", "The hotel limit outside capital cities is 120 euros a night.")

@@ -870,17 +870,29 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     knowledge base states the value in the question's words, and a copy whose own
     statement does not (`says_asked`: the WSB charter's review for how often the WSB
     meets, a hotel's limit for the flights that may be booked in business class)
-    answers for another fact. For a question asking how often, so does one whose
-    statement holds only words most pages state a value with (`common_words`:
-    "reviewed" in "It is reviewed at least once a year", for "how often are salaries
-    reviewed?") when its document, title and text, holds none of the question's other
-    words. (A yes/no question's words include the value's unit, "days", and a page may
-    say "from another country" for "abroad": screened, that lost a right copy and
-    refused no wrong one.) With no statement in the question's
-    words, None: "an annual race" may well say how often the race is held, in other
-    words.
+    answers for another fact (`stated_of_other` says which statements). With no
+    statement in the question's words, None: "an annual race" may well say how often
+    the race is held, in other words.
     """
-    asked = asked_about(question)  # read once for every document and copy
+    refused = stated_of_other(question, docs)
+    if refused is None:
+        return None
+    return lambda copy, doc: bool(copy) and refused(copied_from(doc, copy), doc)
+
+
+def stated_of_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] | None:
+    """The test of a statement of a document being about another fact, or None (`answers_other`).
+
+    A statement holding none of the question's words (`asked_about`) is. For a question
+    asking how often, so is one holding only words most pages state a value with
+    (`common_words`: "reviewed" in "It is reviewed at least once a year", for "how often
+    are salaries reviewed?") when its document, title and text, holds none of the
+    question's other words. (A yes/no question's words include the value's unit, "days",
+    and a page may say "from another country" for "abroad": screened, that lost a right
+    copy and refused no wrong one.) None when no retrieved statement holds the question's
+    words with the value (see `answers_other`).
+    """
+    asked = asked_about(question)  # read once for every document and statement
     if not asked:
         return None
     test = _stating(question, asked)
@@ -890,14 +902,32 @@ def answers_other(question: str, docs: list[Doc]) -> Callable[[str, Doc], bool] 
     common = common_words(question, asked, docs) if often else []
     telling = [w for w in asked if w not in common] if common else []
 
-    def other(copy: str, doc: Doc) -> bool:
-        if not copy:
-            return False
-        if not _holds_one(asked, copied_from(doc, copy)):
+    def refused(statement: str, doc: Doc) -> bool:
+        if not _holds_one(asked, statement):
             return True
         return bool(telling) and not _holds_one(telling, f"{doc['title']}\n{doc['content']}")
 
-    return other
+    return refused
+
+
+def values_given(question: str, text: str) -> list[str]:
+    """The values a text gives in the form the question asks them, in order.
+
+    For "how often", its frequencies ("every year", "at least once a year" gives "once a
+    year"); for any other question, its numbers ("220", "1,500").
+    """
+    if not OFTEN.search(_last_clause(question)):
+        return _NUMBERS.findall(text)
+    found = []
+    for match in FREQUENCY.finditer(text):
+        period = _PER_PERIOD.match(text, match.end())
+        found.append(text[match.start() : period.end() if period else match.end()])
+    return found
+
+
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
+_PER_PERIOD = re.compile(rf"\s+(?:a|an|per|every|each)\s+(?:other\s+)?(?:\d+\s+)?{_PERIOD}\b", re.I)
+"""The period after "once", "twice" or "three times" ("once a year")."""
 
 
 def pinned(question: str) -> list[str]:

@@ -51,8 +51,10 @@ from judged_rag.core.asked import (
     measures_stated,
     misread_cell,
     row_words,
+    stated_of_other,
     unpinned,
     value_asked,
+    values_given,
 )
 from judged_rag.core.budget import ANSWERING, charged, exhausted, spare
 from judged_rag.core.citations import (
@@ -67,7 +69,7 @@ from judged_rag.core.comparison import NUMBER, concluded, favoured_by_all, value
 from judged_rag.core.conflicts import INSTRUCTS, dated, unmet
 from judged_rag.core.documents import numbered, undated
 from judged_rag.core.judgments import alternatives_asked, latest_judgments, quote_stated
-from judged_rag.core.quotes import grounded, names_subject, subject_names, words
+from judged_rag.core.quotes import grounded, names_subject, statements, subject_names, words
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import LLMStep, NodeDeps
 from judged_rag.prompts import verify as prompt
@@ -623,31 +625,73 @@ def cited_elsewhere(state: State, draft: str, cfg: Configuration) -> str | None:
 def restates_other_fact(state: State, draft: str) -> str | None:
     """Why the draft gives another fact than the one asked, or None.
 
-    `assess` found the copies the judge took from some documents to answer something
-    else (`Judgment.grounded` False: a page footer's "reviewed at least once a year"
-    for how often salaries are reviewed, a hotel's limit for the flights that may be
-    booked in business class). A draft citing only such documents and restating one of
-    their copies gives that fact as the answer: no reading of the cited documents makes
-    it the one asked, so no call. None when it cites another document, or nothing, or
-    restates none of their copies.
+    The check of the judge's copies (`core.asked.answers_other`) held to the draft: every
+    value it gives in the form asked (`core.asked.values_given`: a frequency for "how
+    often", a number for a yes/no question's value) is stated in the documents it cites
+    only by statements about something else (`core.asked.stated_of_other`: a page
+    footer's "It is reviewed every year" for how often salaries are reviewed, a hotel's
+    limit for the flights that may be booked in business class). So is a draft citing
+    only documents whose copies `assess` found to answer another fact
+    (`Judgment.grounded` False), restating one of them. No reading of the cited
+    documents makes such a draft the answer asked, so no call. None when the draft cites
+    nothing, or a value or copy that answers.
     """
     knowledge = state.get("knowledge") or []
-    judged = latest_judgments(state)
+    cited = [(n, knowledge[n - 1]) for n in cited_numbers(draft) if 1 <= n <= len(knowledge)]
+    if not cited:
+        return None
     text = without_citations(draft)
-    restated: list[tuple[int, str]] = []
-    for n in dict.fromkeys(cited_numbers(draft)):
-        if not 1 <= n <= len(knowledge):
-            continue
-        judgment = judged.get(knowledge[n - 1]["id"])
+    found = _given_of_other(state, cited, text) or _copied_of_other(state, cited, text)
+    if found is None:
+        return None
+    value, n = found
+    return f'the answer gives "{value[:120]}", which document [{n}] states of something else'
+
+
+def _given_of_other(
+    state: State, cited: list[tuple[int, Doc]], text: str
+) -> tuple[str, int] | None:
+    """The draft's first value and a cited document stating it, or None.
+
+    Only when every value the draft gives is stated in the cited documents, and only by
+    statements about another fact.
+    """
+    question = hops.resolved(state["question"], state.get("hop"))
+    refused = stated_of_other(question, state.get("documents") or [])
+    if refused is None:
+        return None
+    first: tuple[str, int] | None = None
+    for given in values_given(question, text):
+        holding = [
+            (n, doc, said)
+            for n, doc in cited
+            for said in statements(undated(doc["content"]))
+            if grounded(given, said)
+        ]
+        if not holding or not all(refused(said, doc) for _, doc, said in holding):
+            return None
+        first = first or (given, holding[0][0])
+    return first
+
+
+def _copied_of_other(
+    state: State, cited: list[tuple[int, Doc]], text: str
+) -> tuple[str, int] | None:
+    """A copy the draft restates and its cited document, or None.
+
+    Only when `assess` found every cited document's copy to answer another fact
+    (`Judgment.grounded` False).
+    """
+    judged = latest_judgments(state)
+    restated: list[tuple[str, int]] = []
+    for n, doc in cited:
+        judgment = judged.get(doc["id"])
         if judgment is None or judgment.get("grounded") is not False:
             return None
         copy = " ".join(judgment["evidence"].split())
         if len(words(copy)) >= MIN_QUOTE_CHARS and grounded(copy, text):
-            restated.append((n, copy))
-    if not restated:
-        return None
-    n, copy = restated[0]
-    return f'the answer gives "{copy[:120]}", which document [{n}] states of something else'
+            restated.append((copy, n))
+    return restated[0] if restated else None
 
 
 def comparison_contradicted(state: State, draft: str, alternatives: list[str]) -> str | None:
