@@ -781,6 +781,39 @@ def test_a_draft_giving_a_footer_cycle_from_a_page_the_judge_found_nothing_in() 
     assert out["abstained"] is True
 
 
+def test_a_citation_is_not_repaired_to_a_footer() -> None:
+    # The draft cites a page that does not state it; the verifier's repair would point
+    # it at a footer, which states the cycle of something else.
+    claim = "Salaries are reviewed at least once a year and whenever the process changes"
+    budget = doc("Training budget", "Managers explain the training budget to new members.")
+    pages = [budget, *(doc(d["title"], d["content"]) for d in FOOTED)]
+    parts = Components(
+        chat_model=generator(f"{claim} [1].", f"{claim} [1]."),
+        judge_model=judge_model(
+            quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            verdict(False, 0.9, claims=[claim]),
+            verdict(False, 0.9, claims=[claim]),
+            knows="B",
+        ),
+        retriever=scripted_retriever(pages),
+    )
+    out = run(parts, "how often are salaries reviewed?")
+    assert events(out, "combine", "combined")[0]["chosen"][:2] == [
+        "Training budget",
+        "Shubrend office",
+    ]
+    failed = events(out, "verify", "citation_repair_failed")
+    assert [f["why"] for f in failed] == [
+        'the answer gives "once a year", which document [2] states of something else'
+    ] * 2
+    assert events(out, "verify", "citations_repaired") == []
+    assert out["abstained"] is True
+
+
 def test_the_values_a_text_gives() -> None:
     often = "how often are salaries reviewed?"
     text = "Reviewed every year, or at least once a year, from 2024."

@@ -748,7 +748,9 @@ def _repair(
     regenerate or abstain. The repair is proposed by word overlap (`repair_citations`)
     and kept only if the verifier then finds the repaired draft supported. A repair
     citing only pages about something else (`cited_elsewhere`: "the Bugrai office has 13
-    meeting rooms" re-pointed to the Graider office's page) is not checked: not held.
+    meeting rooms" re-pointed to the Graider office's page), or giving what the pages it
+    cites state of another fact (`restates_other_fact`: a footer's review cycle for how
+    often salaries are reviewed), is not checked: not held.
 
     Returns:
         The draft, answer and citations to keep (empty: no repair held), with the cost
@@ -762,8 +764,9 @@ def _repair(
         {"claim": r.claim, "cited": list(r.cited), "to": r.to, "support": r.support}
         for r in repairs
     ]
-    if elsewhere := cited_elsewhere(state, draft, cfg):
-        # The page that states the figure is about another subject, year or version.
+    if elsewhere := cited_elsewhere(state, draft, cfg) or restates_other_fact(state, draft):
+        # The page that states the figure is about another subject, year or version, or
+        # states it of another fact than the one asked.
         events.append(event("verify", "citation_repair_failed", repairs=proposed, why=elsewhere))
         return {}
     spent = charged(state, cost)
