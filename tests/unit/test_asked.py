@@ -781,12 +781,38 @@ def test_a_draft_giving_a_footer_cycle_from_a_page_the_judge_found_nothing_in() 
     assert out["abstained"] is True
 
 
+def test_a_draft_citing_a_page_without_its_value_is_read_against_the_others() -> None:
+    # The draft cites the minutes, which state no cycle; the knowledge states "once a
+    # year" only in footers.
+    minutes = doc("Minutes", "The council agreed to revisit the topic next quarter.")
+    pages = [minutes, *(doc(d["title"], d["content"]) for d in FOOTED)]
+    draft = "The document states that salaries are reviewed at least once a year [1]."
+    parts = Components(
+        chat_model=generator(draft, draft),
+        judge_model=judge_model(
+            quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
+            knows="B",
+        ),
+        retriever=scripted_retriever(pages),
+    )
+    out = run(parts, "how often are salaries reviewed?")
+    assert events(out, "combine", "combined")[0]["chosen"][0] == "Minutes"
+    assert [e["claim"] for e in events(out, "verify", "other_fact")] == [
+        'the answer gives "once a year", which document [2] states of something else'
+    ] * 2
+    assert out["abstained"] is True
+
+
 def test_a_citation_is_not_repaired_to_a_footer() -> None:
-    # The draft cites a page that does not state it; the verifier's repair would point
-    # it at a footer, which states the cycle of something else.
+    # The draft cites a page that states another cycle of salaries; the verifier's repair
+    # would point it at a footer, which states the cycle of something else.
     claim = "Salaries are reviewed at least once a year and whenever the process changes"
-    budget = doc("Training budget", "Managers explain the training budget to new members.")
-    pages = [budget, *(doc(d["title"], d["content"]) for d in FOOTED)]
+    bands = doc("Salary bands", "The salary bands are published once a year.")
+    pages = [bands, *(doc(d["title"], d["content"]) for d in FOOTED)]
     parts = Components(
         chat_model=generator(f"{claim} [1].", f"{claim} [1]."),
         judge_model=judge_model(
@@ -803,9 +829,10 @@ def test_a_citation_is_not_repaired_to_a_footer() -> None:
     )
     out = run(parts, "how often are salaries reviewed?")
     assert events(out, "combine", "combined")[0]["chosen"][:2] == [
-        "Training budget",
+        "Salary bands",
         "Shubrend office",
     ]
+    assert events(out, "verify", "other_fact") == []  # "once a year" of salaries: read
     failed = events(out, "verify", "citation_repair_failed")
     assert [f["why"] for f in failed] == [
         'the answer gives "once a year", which document [2] states of something else'

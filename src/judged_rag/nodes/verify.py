@@ -18,8 +18,11 @@ held to it:
   LLM call (`no_value`). A draft giving a cell of a cited table from another row than
   the one the question names ("Kurovak", the row above Zaleth Dumas's) is replaced by
   that row's cell, cited, with no call (`other_row`, `core.asked.misread_cell`). A
-  draft citing only documents whose copy `assess` found to answer another fact, and
-  restating it, is unsupported with no call (`restates_other_fact`). A
+  draft whose values its cited documents (or, failing them, the other documents shown)
+  state only of another fact than the one asked
+  (`core.asked.stated_of_other`: a page footer's review cycle for how often salaries are
+  reviewed), or restating only copies `assess` set aside so, is unsupported with no call,
+  and no citation repair points a draft at such documents (`restates_other_fact`). A
   draft restating the judge's quote of a document it does not
   cite, and none of those it cites, is cited to that document without a call; any
   other claim citing the wrong document is re-pointed to the one that states it
@@ -628,7 +631,8 @@ def restates_other_fact(state: State, draft: str) -> str | None:
     The check of the judge's copies (`core.asked.answers_other`) held to the draft: every
     value it gives in the form asked (`core.asked.values_given`: a frequency for "how
     often", a number for a yes/no question's value) is stated in the documents it cites
-    only by statements about something else (`core.asked.stated_of_other`: a page
+    (or, when they do not state it, in the rest of the knowledge) only by statements
+    about something else (`core.asked.stated_of_other`: a page
     footer's "It is reviewed every year" for how often salaries are reviewed, a hotel's
     limit for the flights that may be booked in business class). So is a draft citing
     only documents whose copies `assess` found to answer another fact
@@ -651,27 +655,34 @@ def restates_other_fact(state: State, draft: str) -> str | None:
 def _given_of_other(
     state: State, cited: list[tuple[int, Doc]], text: str
 ) -> tuple[str, int] | None:
-    """The draft's first value and a cited document stating it, or None.
+    """The draft's first value and a document of the knowledge stating it, or None.
 
-    Only when every value the draft gives is stated in the cited documents, and only by
-    statements about another fact.
+    Only when every value the draft gives is stated in the documents it cites, or when
+    they state it nowhere in the rest of the knowledge it was written from (a draft may
+    cite the wrong one of them), and only by statements about another fact.
     """
     question = hops.resolved(state["question"], state.get("hop"))
     refused = stated_of_other(question, state.get("documents") or [])
     if refused is None:
         return None
+    shown = list(enumerate(state.get("knowledge") or [], start=1))
     first: tuple[str, int] | None = None
     for given in values_given(question, text):
-        holding = [
-            (n, doc, said)
-            for n, doc in cited
-            for said in statements(undated(doc["content"]))
-            if grounded(given, said)
-        ]
+        holding = _stating_value(given, cited) or _stating_value(given, shown)
         if not holding or not all(refused(said, doc) for _, doc, said in holding):
             return None
         first = first or (given, holding[0][0])
     return first
+
+
+def _stating_value(value: str, docs: list[tuple[int, Doc]]) -> list[tuple[int, Doc, str]]:
+    """The statements of the numbered documents holding the value, with their document."""
+    return [
+        (n, doc, said)
+        for n, doc in docs
+        for said in statements(undated(doc["content"]))
+        if grounded(value, said)
+    ]
 
 
 def _copied_of_other(
