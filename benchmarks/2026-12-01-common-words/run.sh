@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # "how often are salaries reviewed?" (nothing answers) of handbook seeds 1, 4, 7 and 8, and
-# every other "how often" row of seed 7, judged-rag at 011bf7c (before) and 248c6da (words
+# every other "how often" row of seed 7, judged-rag at 011bf7c (before) and d207129 (words
 # most retrieved pages state a value with, and the verifier's other-fact checks),
 # default settings, one run each, serially, with their traces.
 # S: a scratch folder outside the repository holding hb1/, hb4/, hb7/, hb8/ (built with
@@ -12,7 +12,7 @@ REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py"
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
-for CODE in 011bf7c 248c6da; do
+for CODE in 011bf7c d207129; do
   if [ ! -d "src-$CODE" ]; then
     mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
   fi
@@ -26,7 +26,7 @@ for line in open(sys.argv[1]):
 }
 for n in 1 4 7 8; do
   rows "hb$n/eval-data-handbook.jsonl" "$n" > "rows$n.jsonl"
-  for CODE in 011bf7c 248c6da; do
+  for CODE in 011bf7c d207129; do
     PYTHONPATH="$S/src-$CODE" python "$T" "rows$n.jsonl" "hb$n-index" "rows$n-$CODE.jsonl" all
   done
 done
