@@ -678,6 +678,20 @@ FOOTED = [
 ]
 
 
+FOOTED_PAGES = [doc(d["title"], d["content"]) for d in FOOTED]
+NOTHING = quote("NONE", **{"NONE": 0.9, "at": 0.1})
+
+
+def _salaries_run(pages: list[Any], *judged: AIMessage, drafts: tuple[str, ...]) -> dict[str, Any]:
+    """ "how often are salaries reviewed?" over `pages`, judged and drafted as scripted."""
+    parts = Components(
+        chat_model=generator(*drafts),
+        judge_model=judge_model(*judged, knows="B"),
+        retriever=scripted_retriever(pages),
+    )
+    return run(parts, "how often are salaries reviewed?")
+
+
 def test_a_word_most_pages_state_a_value_with_does_not_tell_what_is_asked() -> None:
     question = "how often are salaries reviewed?"
     assert common_words(question, ["salaries", "reviewed"], FOOTED) == ["reviewed"]
@@ -728,20 +742,15 @@ def test_a_yes_no_question_is_not_held_to_words_most_pages_state() -> None:
 
 
 def test_a_footer_copy_for_what_no_page_states_is_declined() -> None:
-    pages = [doc(d["title"], d["content"]) for d in FOOTED]
     draft = "Salaries are reviewed every year [1]."
-    parts = Components(
-        chat_model=generator(draft, draft),
-        judge_model=judge_model(
-            quote("every year", **{"every": 0.95, "NONE": 0.05}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            knows="B",
-        ),
-        retriever=scripted_retriever(pages),
+    out = _salaries_run(
+        FOOTED_PAGES,
+        quote("every year", **{"every": 0.95, "NONE": 0.05}),
+        NOTHING,
+        quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+        NOTHING,
+        drafts=(draft, draft),
     )
-    out = run(parts, "how often are salaries reviewed?")
     assert events(out, "assess", "other_fact") == [
         {"documents": ["Working hours", "Shubrend office"]}
     ]
@@ -757,20 +766,15 @@ def test_a_footer_copy_for_what_no_page_states_is_declined() -> None:
 def test_a_draft_giving_a_footer_cycle_from_a_page_the_judge_found_nothing_in() -> None:
     # The judge misreads the working-hours page (a copy it does not hold: Somewhat, no
     # copy), so that page leads; the draft gives its "every year" for salaries.
-    pages = [doc(d["title"], d["content"]) for d in FOOTED]
     draft = "Salaries are reviewed every year [1]."
-    parts = Components(
-        chat_model=generator(draft, draft),
-        judge_model=judge_model(
-            quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            knows="B",
-        ),
-        retriever=scripted_retriever(pages),
+    out = _salaries_run(
+        FOOTED_PAGES,
+        quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
+        NOTHING,
+        quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+        NOTHING,
+        drafts=(draft, draft),
     )
-    out = run(parts, "how often are salaries reviewed?")
     judged = {e["doc_id"]: e for e in events(out, "judge", "judged")}
     assert judged["Working hours"]["label"] == "somewhat_relevant"
     assert judged["Working hours"]["evidence"] == ""
@@ -785,21 +789,16 @@ def test_a_draft_citing_a_page_without_its_value_is_read_against_the_others() ->
     # The draft cites the minutes, which state no cycle; the knowledge states "once a
     # year" only in footers.
     minutes = doc("Minutes", "The council agreed to revisit the topic next quarter.")
-    pages = [minutes, *(doc(d["title"], d["content"]) for d in FOOTED)]
     draft = "The document states that salaries are reviewed at least once a year [1]."
-    parts = Components(
-        chat_model=generator(draft, draft),
-        judge_model=judge_model(
-            quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            knows="B",
-        ),
-        retriever=scripted_retriever(pages),
+    out = _salaries_run(
+        [minutes, *FOOTED_PAGES],
+        quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
+        NOTHING,
+        NOTHING,
+        quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+        NOTHING,
+        drafts=(draft, draft),
     )
-    out = run(parts, "how often are salaries reviewed?")
     assert events(out, "combine", "combined")[0]["chosen"][0] == "Minutes"
     assert [e["claim"] for e in events(out, "verify", "other_fact")] == [
         'the answer gives "once a year", which document [2] states of something else'
@@ -812,22 +811,17 @@ def test_a_citation_is_not_repaired_to_a_footer() -> None:
     # would point it at a footer, which states the cycle of something else.
     claim = "Salaries are reviewed at least once a year and whenever the process changes"
     bands = doc("Salary bands", "The salary bands are published once a year.")
-    pages = [bands, *(doc(d["title"], d["content"]) for d in FOOTED)]
-    parts = Components(
-        chat_model=generator(f"{claim} [1].", f"{claim} [1]."),
-        judge_model=judge_model(
-            quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
-            quote("NONE", **{"NONE": 0.9, "at": 0.1}),
-            verdict(False, 0.9, claims=[claim]),
-            verdict(False, 0.9, claims=[claim]),
-            knows="B",
-        ),
-        retriever=scripted_retriever(pages),
+    out = _salaries_run(
+        [bands, *FOOTED_PAGES],
+        quote("Each month", **{"Each": 0.6, "NONE": 0.4}),
+        NOTHING,
+        NOTHING,
+        quote("at least once a year", **{"at": 0.95, "NONE": 0.05}),
+        NOTHING,
+        verdict(False, 0.9, claims=[claim]),
+        verdict(False, 0.9, claims=[claim]),
+        drafts=(f"{claim} [1].", f"{claim} [1]."),
     )
-    out = run(parts, "how often are salaries reviewed?")
     assert events(out, "combine", "combined")[0]["chosen"][:2] == [
         "Salary bands",
         "Shubrend office",
