@@ -215,7 +215,7 @@ def _verdict(
         claims = [elsewhere, *claims]
         events.append(event("verify", "cited_elsewhere", claim=elsewhere))
     elif off:
-        # `assess` found the copy the draft gives to answer another fact than the one
+        # The draft gives what its documents state only of another fact than the one
         # asked (a page footer's review cycle for how often salaries are reviewed).
         supported = False
         claims = [off, *claims]
@@ -632,9 +632,9 @@ def restates_other_fact(state: State, draft: str) -> str | None:
     value it gives in the form asked (`core.asked.values_given`: a frequency for "how
     often", a number for a yes/no question's value) is stated in the documents it cites
     (or, when they do not state it, in the rest of the knowledge) only by statements
-    about something else (`core.asked.stated_of_other`: a page
-    footer's "It is reviewed every year" for how often salaries are reviewed, a hotel's
-    limit for the flights that may be booked in business class). So is a draft citing
+    about something else (`core.asked.stated_of_other`: a page footer's "It is reviewed
+    every year" for how often salaries are reviewed, a hotel's limit for the flights
+    that may be booked in business class). So is a draft citing
     only documents whose copies `assess` found to answer another fact
     (`Judgment.grounded` False), restating one of them. No reading of the cited
     documents makes such a draft the answer asked, so no call. None when the draft cites
@@ -657,9 +657,9 @@ def _given_of_other(
 ) -> tuple[str, int] | None:
     """The draft's first value and a document of the knowledge stating it, or None.
 
-    Only when every value the draft gives is stated in the documents it cites, or when
-    they state it nowhere in the rest of the knowledge it was written from (a draft may
-    cite the wrong one of them), and only by statements about another fact.
+    Only when every value the draft gives is stated in the documents it cites (or, when
+    they do not state it, in the rest of the knowledge it was written from: a draft may
+    cite the wrong one), and only by statements about another fact.
     """
     question = hops.resolved(state["question"], state.get("hop"))
     refused = stated_of_other(question, state.get("documents") or [])
