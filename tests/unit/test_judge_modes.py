@@ -25,6 +25,7 @@ from judged_rag.nodes.verify import sourced
 from tests.fakes import (
     components,
     doc,
+    events,
     generator,
     judge_model,
     label,
@@ -868,18 +869,14 @@ def test_a_reply_of_titles_only_is_no_answer_and_the_judges_copy_answers() -> No
         retriever=scripted_retriever([APOLLO, landing]),
     )
     out = run(parts, judge="extract", max_iterations=1)
-    fallbacks = [
-        e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("generate", "fallback")
-    ]
+    fallbacks = events(out, "generate", "fallback")
     assert fallbacks and fallbacks[0]["error"] == "TitlesOnly"
     assert out["answer"] == "20 July 1969 [1][2]" and not out["abstained"]
 
 
 def test_a_reply_of_citations_only_is_no_answer_and_the_judges_copy_answers() -> None:
     out = _quoted_run("[1]")
-    fallbacks = [
-        e["detail"] for e in out["trace"] if (e["node"], e["event"]) == ("generate", "fallback")
-    ]
+    fallbacks = events(out, "generate", "fallback")
     assert fallbacks and fallbacks[0]["error"] == "CitationsOnly"
     # The one Highly Relevant document's copy, cited, written without a call.
     assert out["answer"] == "20 July 1969 [1]" and not out["abstained"]
