@@ -245,6 +245,16 @@ def test_question_shapes(dataset: HandbookDataset) -> None:
             ), (row.id, value)
 
 
+def test_a_question_names_the_scope_its_value_holds_for(dataset: HandbookDataset) -> None:
+    # The hotel limit is stated for capital cities and outside them: a question that
+    # leaves the scope out is answered as truly by the other value.
+    scoped = [s for s in dataset.statements if "capital cities" in s.sentence]
+    assert len({s.attribute for s in scoped}) >= 2
+    for row in dataset.rows:
+        if row.answers and any("capital cities" in s.sentence for s in answering(dataset, row)):
+            assert "capital cities" in row.question.lower(), row.id
+
+
 def test_injections_are_forbidden_where_retrieved(dataset: HandbookDataset) -> None:
     texts = bodies(dataset)
     assert 2 <= len(dataset.injections) <= 3

@@ -14,7 +14,7 @@ Seeds:
 - **held-out seeds.** Built for a run and read only after it: they measure whether a
   method carries over. Seed 2 was the first (metadata role "held-out"); its rows have
   since been read and rules made from them, so later measurements take seeds not
-  built before (5, 6, 7, then 8). Another seed gives another company (names, values,
+  built before (5, 6, 7, 8, then 9). Another seed gives another company (names, values,
   phrasings, which sibling states which attribute), not the dev company renamed.
 
 The documentation (about 40 Markdown pages, front matter with ``title:`` and ``date:``
@@ -87,11 +87,14 @@ from judged_rag_eval.datasets.renaming import NameForge, corpus_vocabulary
 from judged_rag_eval.items import take_turns
 from judged_rag_eval.metrics import contains_normalized
 
-HANDBOOK_VERSION = 2
-"""2: a role is written with its abbreviation in capitals ("the head of IT"); 1 wrote
-"the head of it", which reads as a pronoun, and "How long is invoices kept?" (seeds 1
-to 8 were built and run at 1), and took a two-hop row's wrong lead times in the order
-of the process's hash seed (the digest of one build was not another's)."""
+HANDBOOK_VERSION = 3
+"""3: the yes/no question on the hotel limit says "outside capital cities"; at 2 it
+asked "what is the nightly limit?", which the capital-city limit (stated too, and
+changed) answers as truly (seeds 9 and before were built at 2 or 1). 2: a role is
+written with its abbreviation in capitals ("the head of IT"); 1 wrote "the head of it",
+which reads as a pronoun, and "How long is invoices kept?" (seeds 1 to 8 were built and
+run at 1), and took a two-hop row's wrong lead times in the order of the process's hash
+seed (the digest of one build was not another's)."""
 NAME = "judged-rag company handbook (handbook)"
 DEV_SEED = 1
 HELD_OUT_SEED = 2
@@ -324,7 +327,8 @@ HANDBOOK: tuple[Section, ...] = (
                 "The hotel limit outside capital cities is {v} a night."),
                ("what is the nightly hotel limit outside capital cities?",),
                ("Give the maximum hotel price per night outside capital cities.",),
-               ("Am I allowed to book any hotel, or what is the nightly limit?",)),
+               ("Am I allowed to book any hotel, or what is the nightly limit outside capital "
+                "cities?",)),
             _f("business_class_hours", ("six hours", "eight hours", "ten hours"),
                ("Business class may be booked only for flights longer than {v}.",
                 "Flights over {v} may be booked in business class."),
