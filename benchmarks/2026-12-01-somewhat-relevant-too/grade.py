@@ -1,13 +1,16 @@
-"""A screen's traced rows against the stored whole run's rows, graded as the eval grades them
-(right, abstained or wrong; a nothing-answers row is right when abstained).
-usage: python grade.py DATA STORED_RESULTS TRACES"""
+"""A screen's traced rows against earlier rows of the same questions, graded as the eval
+grades them (right, abstained or wrong; a nothing-answers row is right when abstained).
+BEFORE is a stored whole run's results (its judged-rag rows) or another screen's traces.
+usage: python grade.py DATA BEFORE TRACES"""
 import json, sys, collections
 from judged_rag_eval.metrics import choice_conclusion_correct, contains_answer, is_abstention
 data = {json.loads(l)["id"]: json.loads(l) for l in open(sys.argv[1])}
 stored = {}
 for l in open(sys.argv[2]):
     r = json.loads(l)
-    if r["system"] == "judged":
+    if "item_id" not in r:  # a screen's trace
+        stored[r["id"]] = {**r, "answer": r.get("answer") or ""}
+    elif r["system"] == "judged":
         stored[r["item_id"]] = r
 def verdict(ans, abstained, item):
     abst = is_abstention(ans, abstained)

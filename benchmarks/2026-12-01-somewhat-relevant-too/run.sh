@@ -17,5 +17,5 @@ export PYTHONPATH="$S/src-$CODE"
 python "$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py" \
   hb9/eval-data-handbook.jsonl hb9-index-g dhds9.jsonl \
   $(python "$HERE/rows.py" "$STORED") "open_strategy=D_H ∪ D_S"
-python "$HERE/slim.py" dhds9.jsonl > "$HERE/tr9-dhds.jsonl"
+python "$REPO/benchmarks/2026-12-01-decline-fallback/slim.py" dhds9.jsonl > "$HERE/tr9-dhds.jsonl"
 python "$HERE/grade.py" hb9/eval-data-handbook.jsonl "$STORED" "$HERE/tr9-dhds.jsonl" > "$HERE/grade.txt"

@@ -30,7 +30,8 @@ export PYTHONPATH="$S/src-c8a270e"
 python "$REPO/benchmarks/2026-12-01-somewhat-relevant-too/grade.py" hb9/eval-data-handbook.jsonl \
   "$REPO/benchmarks/2026-12-01-heldout-seed9/whole-c8a270e/results.jsonl" vq9.jsonl > "$HERE/grade9.txt"
 for s in 8 7; do
-  python "$HERE/grade2.py" "hb$s/eval-data-handbook.jsonl" "base$s.jsonl" "vq$s.jsonl" > "$HERE/grade$s.txt"
+  python "$REPO/benchmarks/2026-12-01-somewhat-relevant-too/grade.py" "hb$s/eval-data-handbook.jsonl" \
+    "base$s.jsonl" "vq$s.jsonl" > "$HERE/grade$s.txt"
   python "$HERE/slim.py" "base$s.jsonl" > "$HERE/base$s.jsonl"
 done
 for s in 9 8 7; do python "$HERE/slim.py" "vq$s.jsonl" > "$HERE/vq$s.jsonl"; done
