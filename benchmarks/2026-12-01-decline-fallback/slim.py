@@ -1,9 +1,10 @@
 """Traces kept small: the judge's labelled copies, the combinations, and the integrate,
-generate, verify and finish events. usage: python slim.py TRACES.jsonl > OUT.jsonl"""
+generate, verify and finish events, plus the events of any NODE named.
+usage: python slim.py TRACES.jsonl [NODE ...] > OUT.jsonl"""
 import json
 import sys
 
-KEEP_NODES = {"combine", "integrate", "generate", "verify", "finish"}
+KEEP_NODES = {"combine", "integrate", "generate", "verify", "finish", *sys.argv[2:]}
 for line in open(sys.argv[1]):
     r = json.loads(line)
     r["trace"] = [

@@ -1,35 +1,43 @@
-"""A screen's traced rows against earlier rows of the same questions, graded as the eval
-grades them (right, abstained or wrong; a nothing-answers row is right when abstained).
-BEFORE is a stored whole run's results (its judged-rag rows) or another screen's traces.
+"""A screen's traced rows against earlier rows of the same questions, graded by the eval's
+own `answer_record` (right, abstained or wrong; a nothing-answers row is right when
+abstained). BEFORE is a stored whole run's results (its judged-rag rows, graded when
+they ran) or another screen's traces.
 usage: python grade.py DATA BEFORE TRACES"""
-import json, sys, collections
-from judged_rag_eval.metrics import choice_conclusion_correct, contains_answer, is_abstention
-data = {json.loads(l)["id"]: json.loads(l) for l in open(sys.argv[1])}
-stored = {}
-for l in open(sys.argv[2]):
-    r = json.loads(l)
-    if "item_id" not in r:  # a screen's trace
-        stored[r["id"]] = {**r, "answer": r.get("answer") or ""}
-    elif r["system"] == "judged":
-        stored[r["item_id"]] = r
-def verdict(ans, abstained, item):
-    abst = is_abstention(ans, abstained)
-    golds = item.get("answers")
-    if not golds:
-        return "right" if abst else "wrong"
-    d = choice_conclusion_correct(ans, golds, item["question"])
-    ok = contains_answer(ans, golds) if d is None else d
-    return "right" if ok else ("abstained" if abst else "wrong")
+import collections
+import json
+import sys
+from pathlib import Path
+
+from judged_rag_eval.answers import answer_record
+from judged_rag_eval.items import load_user_items
+
+items = {item.id: item for item in load_user_items(Path(sys.argv[1]))}
+
+
+def graded(row):
+    """A stored result row as it is; a trace graded as the eval grades a run's output."""
+    return row if "item_id" in row else answer_record(items[row["id"]], row, 0.0)
+
+
+def verdict(record):
+    if record["correct"]:
+        return "right"
+    return "abstained" if record["abstained"] and not record["must_abstain"] else "wrong"
+
+
+before = {}
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if r.get("system", "judged") == "judged":
+        before[r.get("item_id", r.get("id"))] = graded(r)
 tally = collections.Counter(); calls = collections.Counter()
-for l in open(sys.argv[3]):
-    r = json.loads(l)
-    item, before = data[r["id"]], stored[r["id"]]
-    kind = "answerable" if item.get("answers") else "nothing"
-    was = verdict(str(before["answer"]), before["abstained"], item)
-    now = verdict(str(r.get("answer") or ""), r.get("abstained"), item)
-    tally[(kind, was, now)] += 1
-    calls[(kind, "before")] += before["cost"]["llm_calls"]; calls[(kind, "now")] += r["cost"]["llm_calls"]
-    print(f'{r["id"]:28} {kind:10} {was:9} -> {now:9} {before["cost"]["llm_calls"]:3} -> {r["cost"]["llm_calls"]:3} calls | {str(r.get("answer"))[:90]}')
+for line in open(sys.argv[3]):
+    r = json.loads(line)
+    was, now = before[r["id"]], graded(r)
+    kind = "answerable" if items[r["id"]].answerable else "nothing"
+    tally[(kind, verdict(was), verdict(now))] += 1
+    calls[(kind, "before")] += was["cost"]["llm_calls"]; calls[(kind, "now")] += now["cost"]["llm_calls"]
+    print(f'{r["id"]:28} {kind:10} {verdict(was):9} -> {verdict(now):9} {was["cost"]["llm_calls"]:3} -> {now["cost"]["llm_calls"]:3} calls | {str(r.get("answer"))[:90]}')
 for k, v in sorted(tally.items()):
     print(v, *k)
 print(dict(calls))

@@ -9,6 +9,7 @@ set -e
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 T="$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py"
+SLIM="$REPO/benchmarks/2026-12-01-decline-fallback/slim.py"  # with parse: the value question written
 cd "$S"
 if [ ! -d src-c8a270e ]; then
   mkdir src-c8a270e && git -C "$REPO" archive c8a270e src | tar -x --strip-components=1 -C src-c8a270e
@@ -16,14 +17,14 @@ fi
 if [ ! -d src-vq ]; then
   cp -r src-c8a270e src-vq && patch -d src-vq -p2 < "$HERE/value-question-first.patch"
 fi
+declare -A ids
 for s in 9 8 7; do
-  ids=$(PYTHONPATH="$S/src-c8a270e" python "$HERE/ids.py" "hb$s/eval-data-handbook.jsonl")
+  ids[$s]=$(PYTHONPATH="$S/src-c8a270e" python "$HERE/ids.py" "hb$s/eval-data-handbook.jsonl")
   PYTHONPATH="$S/src-vq" python "$T" "hb$s/eval-data-handbook.jsonl" "hb$s-index-g" "vq$s.jsonl" \
-    $ids value_question_first=true
+    ${ids[$s]} value_question_first=true
 done
 for s in 8 7; do  # seed 9's stored run is at c8a270e: its rows are the baseline
-  ids=$(PYTHONPATH="$S/src-c8a270e" python "$HERE/ids.py" "hb$s/eval-data-handbook.jsonl")
-  PYTHONPATH="$S/src-c8a270e" python "$T" "hb$s/eval-data-handbook.jsonl" "hb$s-index-g" "base$s.jsonl" $ids
+  PYTHONPATH="$S/src-c8a270e" python "$T" "hb$s/eval-data-handbook.jsonl" "hb$s-index-g" "base$s.jsonl" ${ids[$s]}
 done
 # after the traces: grade9.txt against the stored run, grade8.txt and grade7.txt against the baselines
 export PYTHONPATH="$S/src-c8a270e"
@@ -32,6 +33,6 @@ python "$REPO/benchmarks/2026-12-01-somewhat-relevant-too/grade.py" hb9/eval-dat
 for s in 8 7; do
   python "$REPO/benchmarks/2026-12-01-somewhat-relevant-too/grade.py" "hb$s/eval-data-handbook.jsonl" \
     "base$s.jsonl" "vq$s.jsonl" > "$HERE/grade$s.txt"
-  python "$HERE/slim.py" "base$s.jsonl" > "$HERE/base$s.jsonl"
+  python "$SLIM" "base$s.jsonl" parse > "$HERE/base$s.jsonl"
 done
-for s in 9 8 7; do python "$HERE/slim.py" "vq$s.jsonl" > "$HERE/vq$s.jsonl"; done
+for s in 9 8 7; do python "$SLIM" "vq$s.jsonl" parse > "$HERE/vq$s.jsonl"; done
