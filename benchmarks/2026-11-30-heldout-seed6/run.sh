@@ -2,19 +2,5 @@
 # A third held-out handbook company (seed 6), built for this run and not read before it:
 # index with the default gate, then plain RAG and judged-rag at 9ae8fc4's src (a frozen
 # copy on PYTHONPATH), default settings.
-# S: a scratch folder outside the repository; resumable (the eval skips the rows it has).
-set -e
-REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-CODE=9ae8fc4
-cd "$S"
-if [ ! -d "src-$CODE" ]; then  # the code of $CODE, whatever is checked out
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
-export PYTHONPATH="$S/src-$CODE"
-J=judged-rag
-[ -d hb6 ] || $J eval-data build-handbook --out hb6 --seed 6
-if [ ! -f hb6-index-g/manifest.json ]; then
-  ( time $J index hb6/corpus --index hb6-index-g --gate now --quiet ) > index.log 2>&1
-fi
-$J eval --suite e2e --data hb6/eval-data-handbook.jsonl --index hb6-index-g \
-  --systems plain_rag,judged --variants open,unanswerable --out "hb6-$CODE" --no-progress
+# The commands are ../heldout.sh's, with this seed and commit.
+exec bash "$(dirname "$0")/../heldout.sh" 6 9ae8fc4

@@ -8,9 +8,8 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 CODE="${CODE:-9e247f3}"
 cd "$S"
-if [ ! -d "src-$CODE" ]; then
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 J=judged-rag
 [ -d hb5 ] || $J eval-data build-handbook --out hb5 --seed 5

@@ -6,9 +6,8 @@
 set -e
 HERE="$(cd "$(dirname "$0")" && pwd)"
 cd "$S"
-if [ ! -d src-5792380 ]; then  # the code of 5792380, whatever is checked out
-  mkdir src-5792380 && git -C "$HERE/../.." archive 5792380 src | tar -x --strip-components=1 -C src-5792380
-fi
+. "$HERE/../freeze.sh"
+freeze 5792380
 export PYTHONPATH="$S/src-5792380"
 python - "$HERE/../2026-11-30-heldout-seed5/whole-50ecf59/results.jsonl" <<'PY'
 import json, sys

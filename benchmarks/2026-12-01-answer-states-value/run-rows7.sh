@@ -6,9 +6,8 @@ set -e
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 CODE=63dab80
 cd "$S"
-if [ ! -d "src-$CODE" ]; then
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 judged-rag eval --suite e2e --data "$REPO/benchmarks/2026-12-01-answer-states-value/rows7.jsonl" \
   --index hb7-index-g --systems judged --variants open,unanswerable --out "rows7-$CODE" --no-progress

@@ -12,11 +12,8 @@ REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py"
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
-for CODE in 011bf7c d207129; do
-  if [ ! -d "src-$CODE" ]; then
-    mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-  fi
-done
+. "$REPO/benchmarks/freeze.sh"
+freeze 011bf7c d207129
 rows() {  # the salaries row of a data set, and for seed 7 every row asking how often
   python -c 'import json, sys
 for line in open(sys.argv[1]):

@@ -12,11 +12,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 CODE="${CODE:-4b98d7e}"
 SET_CODE=7eed29d
 cd "$S"
-for c in "$SET_CODE" "$CODE"; do
-  if [ ! -d "src-$c" ]; then
-    mkdir "src-$c" && git -C "$REPO" archive "$c" src | tar -x --strip-components=1 -C "src-$c"
-  fi
-done
+. "$REPO/benchmarks/freeze.sh"
+freeze "$SET_CODE" "$CODE"
 J=judged-rag
 [ -d hb8 ] || PYTHONPATH="$S/src-$SET_CODE" $J eval-data build-handbook --out hb8 --seed 8
 [ -f hb8-index-g/manifest.json ] || PYTHONPATH="$S/src-$SET_CODE" $J index hb8/corpus --index hb8-index-g --gate now --quiet

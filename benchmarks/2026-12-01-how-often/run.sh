@@ -9,11 +9,8 @@ REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py"
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
-for CODE in bf8af50 0d221b2; do
-  if [ ! -d "src-$CODE" ]; then
-    mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-  fi
-done
+. "$REPO/benchmarks/freeze.sh"
+freeze bf8af50 0d221b2
 often() {  # the rows of a data set asking how often
   python -c 'import json, sys
 for line in open(sys.argv[1]):

@@ -13,9 +13,8 @@ HERE="$REPO/benchmarks/2026-12-01-row-reread"
 CODE=6f65688
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
-if [ ! -d "src-$CODE" ]; then
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 python "$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py" \
   "$REPO/benchmarks/2026-12-01-table-row/tab7.jsonl" hb7-index-g "tab7-$CODE.jsonl" all

@@ -10,9 +10,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 CODE="${CODE:-8a5816b}"  # its package is c8a270e's, the code of the stored run
 STORED="$REPO/benchmarks/2026-12-01-heldout-seed9/whole-c8a270e/results.jsonl"
 cd "$S"
-if [ ! -d "src-$CODE" ]; then
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 python "$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py" \
   hb9/eval-data-handbook.jsonl hb9-index-g dhds9.jsonl \

@@ -14,9 +14,8 @@ HERE="$REPO/benchmarks/2026-12-01-table-row"
 CODE=942b372
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
-if [ ! -d "src-$CODE" ]; then
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 python - hb7 > tab7.jsonl <<'PY'
 import json, re, sys
@@ -39,9 +38,7 @@ python "$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py" \
 python "$REPO/benchmarks/2026-12-01-yes-no-value/rows.py" \
   "$REPO/benchmarks/2026-12-01-heldout-seed7/whole-89765f0/results.jsonl" "tab7-$CODE.jsonl" > rows.txt
 SCREEN=7eed29d  # the column rule (README)
-if [ ! -d "src-$SCREEN" ]; then
-  mkdir "src-$SCREEN" && git -C "$REPO" archive "$SCREEN" src | tar -x --strip-components=1 -C "src-$SCREEN"
-fi
+freeze "$SCREEN"
 export PYTHONPATH="$S/src-$SCREEN"
 {
   echo "# handbook seeds 1-7"; python "$HERE/screen.py" hb1 hb2 hb3 hb4 hb5 hb6 hb7

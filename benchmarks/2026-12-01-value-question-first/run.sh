@@ -11,9 +11,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 T="$REPO/benchmarks/2026-11-28-unchanged-and-query-duplicates/traces.py"
 SLIM="$REPO/benchmarks/2026-12-01-decline-fallback/slim.py"  # with parse: the value question written
 cd "$S"
-if [ ! -d src-c8a270e ]; then
-  mkdir src-c8a270e && git -C "$REPO" archive c8a270e src | tar -x --strip-components=1 -C src-c8a270e
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze c8a270e
 if [ ! -d src-vq ]; then
   cp -r src-c8a270e src-vq && patch -d src-vq -p2 < "$HERE/value-question-first.patch"
 fi

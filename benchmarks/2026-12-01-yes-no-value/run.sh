@@ -13,9 +13,8 @@ HERE="$REPO/benchmarks/2026-12-01-yes-no-value"
 CODE=3e16b9d
 cd "$S"
 export JUDGED_RAG_HOME="$S/home"
-if [ ! -d "src-$CODE" ]; then
-  mkdir "src-$CODE" && git -C "$REPO" archive "$CODE" src | tar -x --strip-components=1 -C "src-$CODE"
-fi
+. "$REPO/benchmarks/freeze.sh"
+freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 python -c 'import json, sys
 from judged_rag.core.asked import asked_about, what_happens
