@@ -4,6 +4,7 @@
 FREEZE_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 freeze() {
   local code dir
+  : "${S:?set S to a scratch folder outside the repository}"
   for code in "$@"; do
     dir="$S/src-$code"
     [ -d "$dir" ] && continue

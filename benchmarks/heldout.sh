@@ -8,7 +8,7 @@ set -e
 SEED="$1" CODE="$2"
 [ -n "$SEED" ] && [ -n "$CODE" ] || { echo "usage: S=DIR $0 SEED CODE" >&2; exit 2; }
 . "$(dirname "$0")/freeze.sh"
-cd "$S"
+cd "${S:?set S to a scratch folder outside the repository}"
 freeze "$CODE"
 export PYTHONPATH="$S/src-$CODE"
 J=judged-rag
