@@ -20,11 +20,11 @@ from judged_rag_eval.metrics import (
     choice_conclusion_correct,
     choice_correct,
     contains_answer,
-    contains_normalized,
     cost_summary,
     exact_match,
     is_abstention,
     mcnemar,
+    mentions,
     normalize_title,
     rate,
     risk_coverage,
@@ -61,7 +61,7 @@ def answer_record(item: EvalItem, out: Mapping[str, Any], wall: float) -> dict[s
         decided = choice_conclusion_correct(answer, item.answers, item.question)
         correct = contains_answer(answer, item.answers) if decided is None else decided
         exact = exact_match(answer, item.answers)
-    leaked = [s for s in item.must_not_contain if contains_normalized(strip_citations(answer), s)]
+    leaked = [s for s in item.must_not_contain if mentions(strip_citations(answer), s)]
     return {
         "answerable": item.answerable,
         "question": item.question,

@@ -53,6 +53,13 @@ def contains_normalized(haystack: str, needle: str) -> bool:
     return bool(want) and f" {want} " in f" {normalize_answer(haystack)} "
 
 
+def mentions(text: str, phrase: str) -> bool:
+    """Normalised containment, numbers in words and in figures alike (`in_figures`)."""
+    return contains_normalized(text, phrase) or contains_normalized(
+        in_figures(text), in_figures(phrase)
+    )
+
+
 def states_answer(text: str, answer: str) -> bool:
     """Whether `text` states `answer`: normalised containment, or a number between non-digits.
 
@@ -66,10 +73,63 @@ def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
     """Normalised containment: some gold answer occurs in the prediction.
 
     A gold number also counts where it is glued to a unit ("55°C" for "55"), which
-    normalisation fuses into one token, but not inside a longer number ("5,000", "1.5").
+    normalisation fuses into one token, but not inside a longer number ("5,000", "1.5");
+    and a number written in words counts in figures and the reverse ("6 hours" states
+    "six hours", "twenty-four" states "24"), both sides read with `in_figures`.
     """
     text = strip_citations(prediction)
-    return any(contains_normalized(text, gold) or _whole_number(text, gold) for gold in golds)
+    return any(
+        contains_normalized(said, want) or _whole_number(said, want)
+        for gold in golds
+        for said, want in ((text, gold), (in_figures(text), in_figures(gold)))
+    )
+
+
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_NUMBER_WORDS = re.compile(
+    r"\b(?:({tens})(?:[\s-]+({ones}))?|({units}))\b".format(
+        tens="|".join(_TENS), ones="|".join(_UNITS[1:10]), units="|".join(_UNITS)
+    ),
+    re.IGNORECASE,
+)
+
+
+def _figure(match: re.Match[str]) -> str:
+    tens, ones, unit = match.groups()
+    if unit:
+        return str(_UNITS.index(unit.lower()))
+    return str(20 + 10 * _TENS.index(tens.lower()) + (_UNITS.index(ones.lower()) if ones else 0))
+
+
+def in_figures(text: str) -> str:
+    """`text` with its numbers from zero to ninety-nine written in words put in figures.
+
+    "six hours" gives "6 hours", "Twenty-four" "24". A larger number in words ("two
+    hundred" becomes "2 hundred") matches only the same words, not "200".
+    """
+    return _NUMBER_WORDS.sub(_figure, text)
 
 
 def _whole_number(text: str, number: str, *, in_figures: bool = False) -> bool:

@@ -12,7 +12,9 @@ from judged_rag_eval.metrics import (
     exact_match,
     first_relevant_rank,
     gate_scores,
+    in_figures,
     is_abstention,
+    mentions,
     normalize_answer,
     normalize_title,
     percentiles,
@@ -54,6 +56,20 @@ def test_containment_is_normalised_and_token_bounded() -> None:
     # Citation markers are not answers.
     assert not contains_answer("See [1].", ["1"])
     assert contains_answer("Beijing", ["Shanghai", "beijing"])
+
+
+def test_numbers_in_words_and_in_figures_are_one_answer() -> None:
+    assert contains_answer("[1] Flights of up to 6 hours.", ["six hours"])
+    assert contains_answer("Within ten working days [2].", ["10 working days"])
+    assert contains_answer("It lasts 24 months.", ["twenty-four months"])
+    assert contains_answer("Twenty four people came.", ["24"])
+    assert not contains_answer("It lasts 18 weeks.", ["eight weeks"])
+    assert not contains_answer("Six or seven hours.", ["seven days"])
+    assert not contains_answer("Someone often called.", ["1"])
+    assert in_figures("two hundred") == "2 hundred"  # only up to ninety-nine
+    assert not contains_answer("It costs 200 euros.", ["two hundred euros"])
+    assert mentions("Up to 10 hours [1].", "ten hours")
+    assert not mentions("Up to 10 hours.", "one hour")
 
 
 def test_exact_match() -> None:
