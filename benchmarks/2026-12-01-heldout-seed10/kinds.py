@@ -1,20 +1,34 @@
 """Per kind, over several held-out seeds: plain RAG's and judged-rag's right rows on each
 seed and summed, and the seeds where judged-rag is behind.
 
-usage: python kinds.py LABEL=RESULTS.jsonl ...
+usage: python kinds.py [--rescore] LABEL=RESULTS.jsonl ...
 
 A row counts when both systems finished it; right is "correct" on an answerable row and
-"abstained" on one nothing answers (the rows' own verdicts, as `hb_table.py` reads them).
+"abstained" on one nothing answers: the rows' own verdicts, or with --rescore today's
+scorer's on answerable open rows (run from the project's environment), as
+`../2026-11-27-handbook-heldout/hb_table.py --rescore` reads them.
 """
 import collections
 import json
 import sys
 
-right = lambda r: r["abstained"] if r["must_abstain"] else r["correct"]
+rescore = "--rescore" in sys.argv
+if rescore:
+    from judged_rag_eval.metrics import choice_conclusion_correct, contains_answer
+
+
+def correct(r):
+    if not rescore or r["must_abstain"] or r.get("options"):
+        return r["correct"]
+    decided = choice_conclusion_correct(r["answer"], r["answers"], r["question"])
+    return contains_answer(r["answer"], r["answers"]) if decided is None else decided
+
+
+right = lambda r: r["abstained"] if r["must_abstain"] else correct(r)
 seeds = []
 # kind -> seed -> [plain right, judged right, n]
 table = collections.defaultdict(dict)
-for spec in sys.argv[1:]:
+for spec in (a for a in sys.argv[1:] if a != "--rescore"):
     label, _, path = spec.rpartition("=")
     label = label or path
     seeds.append(label)
