@@ -216,6 +216,32 @@ def test_a_copy_of_another_fact_is_no_conflict() -> None:
     assert [v["value"] for v in conflict["values"]] == ["180 centimetres", "150 centimetres"]
 
 
+def test_values_the_judge_was_less_sure_of_than_another_copy_are_no_conflict() -> None:
+    # A manual's start-up time, and two release notes' screen timeouts in one unit.
+    manual = state_doc("manual", "The gateway takes 45 seconds to start up.")
+    old = state_doc("old", "[Context: dated 2024-05-16]\nThe default screen timeout is 5 minutes.")
+    new = state_doc(
+        "new", "[Context: dated 2025-07-03]\nThe default screen timeout is now 3 minutes."
+    )
+    knowledge = [manual, old, new]
+    judged = {
+        "manual": {**highly("manual", "45 seconds"), "p_highly": 1.0},
+        "old": {**highly("old", "5 minutes"), "p_highly": 0.81},
+        "new": {**highly("new", "3 minutes"), "p_highly": 0.8},
+    }
+    question = "How long does the gateway take to start up?"
+    assert disagreement(knowledge, judged, question) is None  # type: ignore[arg-type]
+    # Where the surest copy is one of them (a tie counts), they disagree.
+    judged["new"]["p_highly"] = 1.0
+    conflict = disagreement(knowledge, judged, question)  # type: ignore[arg-type]
+    assert conflict is not None and conflict["kind"] == "dated"
+    assert [v["value"] for v in conflict["values"]] == ["3 minutes", "5 minutes"]
+    # A judge that gives no probabilities: every disagreement stands.
+    for j in judged.values():
+        j.pop("p_highly")
+    assert disagreement(knowledge, judged, question) is not None  # type: ignore[arg-type]
+
+
 def test_for_a_measure_asked_only_copies_stating_it_are_values() -> None:
     # Two release notes: the judge passed their version numbers for a mounting height.
     old = state_doc("old", "[Context: dated 2023-02-09]\nFirmware 3.2 changes the timeout.")

@@ -32,7 +32,11 @@ history, where each value's statement names its year ("In 2019 … 408"; "in 202
 445"), or where it says one value replaced the other (`core.updates`). Nor do two pages
 about two named things: for "how many people are in the core team of project bifol?",
 "9" from "Project Bifol" and "5" from "Project Meigais" answer for two projects
-(`_title_names`). Nothing here calls a model: the values are the judge's own copies.
+(`_title_names`). And the copy the judge was surest of (`p_highly`) must be one of the
+values: when a manual's "45 seconds" for a start-up time is surer than two release
+notes' "3 minutes" and "5 minutes", those are another setting's values, not a
+disagreement (`_surest_among`). Nothing here calls a model: the values are the judge's
+own copies and its probabilities.
 """
 
 from __future__ import annotations
@@ -207,13 +211,38 @@ def disagreement(
             known = [d for d in seen if d is not None]
             entry["date"] = max(known) if known and len(known) == len(seen) else None
             stated.append(entry)
-    if len(stated) < 2:
+    if len(stated) < 2 or not _surest_among(stated, [g[0] for g in groups], knowledge, judgments):
         return None
     latest = _latest([s["date"] for s in stated])
     if latest is None:
         return Conflict(kind="undated", values=stated[:MAX_VALUES])
     ordered = [stated[latest], *(s for i, s in enumerate(stated) if i != latest)]
     return Conflict(kind="dated", values=ordered[:MAX_VALUES])
+
+
+def _surest_among(
+    stated: list[Stated], values: list[Stated], knowledge: list[Doc], judgments: dict[str, Judgment]
+) -> bool:
+    """Whether the copy the judge was surest of is one of the disagreeing values.
+
+    `values`: every value copied (`stated` those that disagree). Two release notes'
+    screen timeouts ("3 minutes", earlier "5 minutes") disagree in one unit, but where
+    the judge was surer of a manual's "45 seconds" for a start-up time, they are its
+    copies of another setting, not the asked fact's history. Surest: the highest
+    `p_highly` among the documents of the values; with none given (a judge with no
+    probabilities), every disagreement stands.
+    """
+    sure = {
+        n: p
+        for value in values
+        for n in value["numbers"]
+        if (p := judgments[knowledge[n - 1]["id"]].get("p_highly")) is not None
+    }
+    if not sure:
+        return True
+    top = max(sure.values())
+    inside = {n for value in stated for n in value["numbers"]}
+    return any(p == top and n in inside for n, p in sure.items())
 
 
 def _one_page(a: list[tuple[str, bool]], b: list[tuple[str, bool]]) -> bool:
