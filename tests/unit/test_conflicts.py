@@ -236,6 +236,10 @@ def test_values_the_judge_was_less_sure_of_than_another_copy_are_no_conflict() -
     conflict = disagreement(knowledge, judged, question)  # type: ignore[arg-type]
     assert conflict is not None and conflict["kind"] == "dated"
     assert [v["value"] for v in conflict["values"]] == ["3 minutes", "5 minutes"]
+    # A surer copy that states no number is no rival value of two numbers.
+    judged["new"]["p_highly"] = 0.8
+    judged["manual"] = {**highly("manual", "It starts up in a few minutes"), "p_highly": 1.0}
+    assert disagreement(knowledge, judged, question) is not None  # type: ignore[arg-type]
     # A judge that gives no probabilities: every disagreement stands.
     for j in judged.values():
         j.pop("p_highly")

@@ -229,9 +229,13 @@ def _surest_among(
     screen timeouts ("3 minutes", earlier "5 minutes") disagree in one unit, but where
     the judge was surer of a manual's "45 seconds" for a start-up time, they are its
     copies of another setting, not the asked fact's history. Surest: the highest
-    `p_highly` among the documents of the values; with none given (a judge with no
-    probabilities), every disagreement stands.
+    `p_highly` among the documents of the values; when the disagreeing values are
+    numbers, of the values stating a number ("Installation takes a few minutes", surer
+    than two notes' start-up times, states none, and no rival value). With no
+    probability given (a judge with none), every disagreement stands.
     """
+    if all(states_a_number(value["value"]) for value in stated):
+        values = [value for value in values if states_a_number(value["value"])]
     sure = {
         n: p
         for value in values
