@@ -6,7 +6,9 @@ values (KEEP) or not (DROP); and whether the traced answer holds a gold answer.
 usage: python surest.py TRACES.jsonl   (from the project's environment: the scorer)
 
 Approximation of `core.conflicts._surest_among`: it ranks every Highly Relevant copy of
-the knowledge, where the code ranks the copies left after the measure filter.
+the knowledge (stating a number, when the disagreeing values all do), where the code
+ranks only the copies left after the measure filter and leaves out judgments made for a
+hop's first question.
 """
 import json
 import sys
@@ -32,6 +34,10 @@ for line in open(sys.argv[1]):
         for n, d in enumerate(chosen, 1)
         if d in judged and judged[d]["label"] == "highly_relevant" and judged[d]["evidence"].strip()
     ]
+    inside_values = [v["value"] for v in conflict["values"]]
+    if all(any(c.isdigit() for c in v) for v in inside_values):
+        # Disagreeing numbers: only copies stating a number rank.
+        highly = [(n, j) for n, j in highly if any(c.isdigit() for c in j["evidence"])]
     top = max(j.get("p_highly") or 0 for _, j in highly)
     best = {n for n, j in highly if (j.get("p_highly") or 0) == top}
     inside = {n for v in conflict["values"] for n in v["documents"]}
