@@ -17,6 +17,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
+from judged_rag.core.asked import TENS_WORDS as _TENS
+from judged_rag.core.asked import UNIT_WORDS as _UNITS
 from judged_rag.core.comparison import concluded
 from judged_rag.core.quotes import choices
 
@@ -85,29 +87,6 @@ def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
     )
 
 
-_UNITS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _NUMBER_WORDS = re.compile(
     r"\b(?:({tens})(?:[\s-]+({ones}))?|({units}))\b".format(
         tens="|".join(_TENS), ones="|".join(_UNITS[1:10]), units="|".join(_UNITS)
