@@ -56,9 +56,9 @@ def contains_normalized(haystack: str, needle: str) -> bool:
 
 
 def mentions(text: str, phrase: str) -> bool:
-    """Normalised containment, numbers in words and in figures alike (`in_figures`)."""
+    """Normalised containment, numbers in words and in figures alike (`words_to_figures`)."""
     return contains_normalized(text, phrase) or contains_normalized(
-        in_figures(text), in_figures(phrase)
+        words_to_figures(text), words_to_figures(phrase)
     )
 
 
@@ -77,13 +77,14 @@ def contains_answer(prediction: str, golds: Iterable[str]) -> bool:
     A gold number also counts where it is glued to a unit ("55°C" for "55"), which
     normalisation fuses into one token, but not inside a longer number ("5,000", "1.5");
     and a number written in words counts in figures and the reverse ("6 hours" states
-    "six hours", "twenty-four" states "24"), both sides read with `in_figures`.
+    "six hours", "twenty-four" states "24"), both sides read with `words_to_figures`.
     """
     text = strip_citations(prediction)
+    figures = words_to_figures(text)
     return any(
         contains_normalized(said, want) or _whole_number(said, want)
         for gold in golds
-        for said, want in ((text, gold), (in_figures(text), in_figures(gold)))
+        for said, want in ((text, gold), (figures, words_to_figures(gold)))
     )
 
 
@@ -102,7 +103,7 @@ def _figure(match: re.Match[str]) -> str:
     return str(20 + 10 * _TENS.index(tens.lower()) + (_UNITS.index(ones.lower()) if ones else 0))
 
 
-def in_figures(text: str) -> str:
+def words_to_figures(text: str) -> str:
     """`text` with its numbers from zero to ninety-nine written in words put in figures.
 
     "six hours" gives "6 hours", "Twenty-four" "24". A larger number in words ("two

@@ -12,7 +12,6 @@ from judged_rag_eval.metrics import (
     exact_match,
     first_relevant_rank,
     gate_scores,
-    in_figures,
     is_abstention,
     mentions,
     normalize_answer,
@@ -24,6 +23,7 @@ from judged_rag_eval.metrics import (
     reciprocal_rank,
     roc_auc,
     threshold_sweep,
+    words_to_figures,
 )
 
 
@@ -66,7 +66,7 @@ def test_numbers_in_words_and_in_figures_are_one_answer() -> None:
     assert not contains_answer("It lasts 18 weeks.", ["eight weeks"])
     assert not contains_answer("Six or seven hours.", ["seven days"])
     assert not contains_answer("Someone often called.", ["1"])
-    assert in_figures("two hundred") == "2 hundred"  # only up to ninety-nine
+    assert words_to_figures("two hundred") == "2 hundred"  # only up to ninety-nine
     assert not contains_answer("It costs 200 euros.", ["two hundred euros"])
     assert mentions("Up to 10 hours [1].", "ten hours")
     assert not mentions("Up to 10 hours.", "one hour")

@@ -77,7 +77,7 @@ WHEN = re.compile(
     r"month)|(?:what|which)\s+(?:year|date|day|month))\b",
     re.IGNORECASE,
 )
-UNIT_WORDS = [
+UNIT_WORDS = (
     "zero",
     "one",
     "two",
@@ -98,9 +98,9 @@ UNIT_WORDS = [
     "seventeen",
     "eighteen",
     "nineteen",
-]
+)
 """The numbers from zero to nineteen in words, in order (an index is the number)."""
-TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 """The tens from twenty to ninety in words, in order."""
 NUMBER_WORDS = frozenset(
     [
