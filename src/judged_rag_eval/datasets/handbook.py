@@ -14,7 +14,7 @@ Seeds:
 - **held-out seeds.** Built for a run and read only after it: they measure whether a
   method carries over. Seed 2 was the first (metadata role "held-out"); its rows have
   since been read and rules made from them, so later measurements take seeds not
-  built before (5, 6, 7, 8, 9, 10, then 11). Another seed gives another company (names,
+  built before (5 to 11, then 12). Another seed gives another company (names,
   values, phrasings, which sibling states which attribute), not the dev company renamed.
 
 The documentation (about 40 Markdown pages, front matter with ``title:`` and ``date:``
