@@ -4,7 +4,8 @@ For every row: the retriever's documents for the question as written (the first 
 for a row nothing answers, the first BATCH of them judged (what the default always judges
 first); for an answerable row, every retrieved chunk holding a gold answer. One call each, the
 prompt and the document text the judge node uses (`extract_messages`, `titled`).
-usage: python probe.py DATA INDEX OUT [BATCH]   (PYTHONPATH picks the code; resumable)"""
+usage: python probe.py DATA INDEX OUT [BATCH]   (PYTHONPATH picks the code; resumable)
+"""
 import json
 import sys
 import time

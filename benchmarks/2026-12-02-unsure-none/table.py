@@ -1,5 +1,6 @@
 """How sure the judge is when it replies NONE, on chunks that answer and on chunks that do not.
-usage: python table.py PROBE.jsonl [PROBE.jsonl ...]   (probe.py's output)"""
+usage: python table.py PROBE.jsonl [PROBE.jsonl ...]   (probe.py's output)
+"""
 import json
 import sys
 
