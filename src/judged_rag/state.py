@@ -320,6 +320,12 @@ class State(InputState, OutputState):
     hop: NotRequired[Hop | None]
     """The question's first step, when it names something only by description
     (`hop_questions`); None otherwise."""
+    value_question: NotRequired[str | None]
+    """The question for the value a yes/no question asks after it ("How many extra hours
+    can I build up?" for "May I build up extra hours, and up to how many?"), once `parse`
+    rewrote it (`value_question="first"`): what the judge's model and the generator are
+    asked (`core.hops.for_judge`); the rules that read a copy keep the question as
+    written. None otherwise."""
     queries: NotRequired[list[str]]
     """Queries for the next retrieval (the question first, then rewrites)."""
     iteration: NotRequired[int]

@@ -479,7 +479,16 @@ def test_a_copy_within_the_judges_own_words_is_the_evidence() -> None:
         ),
         retriever=scripted_retriever([leave, sick]),
     )
-    out = run(parts, question, judge="extract", judge_threshold=0.6, max_iterations=1)
+    # Judged as asked (`value_question="off"`): the bundled judge's reply to a yes/no
+    # question holds the copy within its own words.
+    out = run(
+        parts,
+        question,
+        judge="extract",
+        judge_threshold=0.6,
+        max_iterations=1,
+        value_question="off",
+    )
     labels = judged(out)
     assert labels["leave"]["label"] == "highly_relevant"
     assert labels["leave"]["evidence"] == "carry over up to 5 days of unused leave into the"

@@ -48,7 +48,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_knowledge": 3,
         "max_regenerations": 0,
         "hop_questions": "off",
-        "value_question": False,
+        "value_question": "off",
         "judge_after_decline": False,
     },
 }

@@ -330,15 +330,35 @@ def following(question: str, hop: Hop, iteration: int) -> Hop | None:
 
 
 def asked(state: State) -> str:
-    """The question the current round is judged against.
+    """The question the current round asks, as the run's rules read it.
 
     The hop's first question while it is asked, then the question with its answer;
-    the run's question when there is no hop or it found nothing.
+    the run's question when there is no hop or it found nothing. The checks of what a
+    copy or a page answers read this form; the judge's model is asked `for_judge`.
     """
     hop = state.get("hop")
     if pending(state) and hop is not None:
         return hop["question"]
     return resolved(state["question"], hop)
+
+
+def for_judge(state: State) -> str:
+    """The question the judge's model is asked in the current round.
+
+    `asked`, or with no hop a yes/no question's value question when `parse` wrote one
+    ("How many extra hours can I build up?" for "May I build up extra hours, and up to
+    how many?", `State.value_question`).
+    """
+    if state.get("hop") is None and (value := state.get("value_question")):
+        return value
+    return asked(state)
+
+
+def for_generator(state: State) -> str:
+    """The question the generator answers: `for_judge` once no hop's step is pending."""
+    if state.get("hop") is None and (value := state.get("value_question")):
+        return value
+    return resolved(state["question"], state.get("hop"))
 
 
 def answered(

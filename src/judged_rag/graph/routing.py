@@ -75,7 +75,7 @@ def route_after_retrieve(
             judge,
             cfg,
             docs,
-            question=hops.asked(state),
+            question=hops.for_judge(state),
             iteration=state.get("iteration", 0),
             calls=calls,
             parts=parts,

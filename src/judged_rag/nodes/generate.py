@@ -1,9 +1,11 @@
 """generate: the answer, with numbered citations to the combined knowledge.
 
 Closed-ended tasks choose one option; with no knowledge the model answers from its own
-knowledge and the trace says so. The drafts are the only calls whose tokens stream: the
-answer, and after a declined yes/no question that asks a value, its second draft
-(`_value_asked`; the rewrite of the question between them does not stream).
+knowledge and the trace says so. A yes/no question that asks a value after it is
+answered as its value's question when `parse` wrote one (`core.hops.for_generator`). The drafts
+are the only calls whose tokens stream: the answer, and with
+`value_question="after_decline"`, after a declined yes/no question that asks a value, its
+second draft (`_value_asked`; the rewrite of the question between them does not stream).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from judged_rag.core.judgments import alternatives_asked, quote_stated
 from judged_rag.core.trace import event
 from judged_rag.nodes.step import NodeDeps
 from judged_rag.prompts import generate as prompt
+from judged_rag.prompts import parse as parse_prompt
 from judged_rag.state import Cost, Doc, State, TraceEvent, add_costs
 
 
@@ -119,15 +122,16 @@ def _value_asked(
     "May I build up extra hours, and up to how many?": beside a page stating "at most 40
     hours" the bundled generator declines it, also split in two, also with the judge's
     sentence shown, and answers "How many extra hours can I build up?". One call
-    rewrites the question as the question for the value (`prompt.VALUE_QUESTION`), one
-    drafts from the same documents with it; the verifier checks that draft like any
-    other. Only for a question `core.asked.value_clause` reads, with calls left for both
-    and the verification. None when it does not apply; else the cost of all the calls,
-    their events, and the second draft (None when no question was read or a call
-    failed: the first draft stands).
+    rewrites the question as the question for the value (`prompts.parse.VALUE_QUESTION`),
+    one drafts from the same documents with it; the verifier checks that draft like any
+    other. Only with `value_question="after_decline"` (with "first" the first draft
+    answered the value's question already), for a question `core.asked.value_clause`
+    reads, with calls left for both and the verification. None when it does not apply;
+    else the cost of all the calls, their events, and the second draft (None when no
+    question was read or a call failed: the first draft stands).
     """
     question = hops.resolved(state["question"], state.get("hop"))
-    if not cfg.value_question or value_clause(question) is None:
+    if cfg.value_question != "after_decline" or value_clause(question) is None:
         return None
     spent = charged(state, cost)
     left = spare(spent, cfg, "verification")
@@ -139,9 +143,9 @@ def _value_asked(
         skipped = event("generate", "budget", exhausted=step.exhausted, stops="value_question")
         return cost, [skipped], None
     asked = step.reading(
-        [SystemMessage(prompt.VALUE_QUESTION), HumanMessage(question)],
+        [SystemMessage(parse_prompt.VALUE_QUESTION), HumanMessage(question)],
         read_question,
-        max_tokens=prompt.VALUE_QUESTION_MAX_TOKENS,
+        max_tokens=parse_prompt.VALUE_QUESTION_MAX_TOKENS,
         default=None,
     )
     cost = add_costs(cost, asked.cost)
@@ -175,14 +179,14 @@ def _user_prompt(
 
     Alternatives are named for an open question with documents: a choice between names
     rests on each one's fact, each from its own document. Feedback is the verifier's
-    unsupported claims, for a regenerated answer. `question` stands for the run's
-    question (its value question, `_value_asked`).
+    unsupported claims, for a regenerated answer. `question` stands for the question the
+    generator answers (`core.hops.for_generator`; the value's question `_value_asked` wrote).
     """
     options = state.get("options") or []
     listed = "".join(f"\n{LETTERS[i]}. {o}" for i, o in enumerate(options))
     user = prompt.USER.format(
         documents=numbered(knowledge),
-        question=question or hops.resolved(state["question"], state.get("hop")),
+        question=question or hops.for_generator(state),
         options=f"\nOptions:{listed}" if listed else "",
     )
     alternatives = alternatives_asked(state, cfg)

@@ -8,6 +8,12 @@ or not, leaves the whole question as the one component, and the trace says so.
 With the extracting judge, whose judgments align no component, a question that compares
 names by a quantity ("Which was founded earlier, X or Y?") gets its alternatives as its
 parts, without an LLM call (`Configuration.splits_alternatives`, `core.comparison.compared`).
+
+A yes/no question that asks a value after it ("May I build up extra hours, and up to how
+many?", `core.asked.value_clause`) is rewritten, one call, as the value's question ("How
+many extra hours can I build up?"), which the judge and the generator answer
+(`value_question="first"`, `State.value_question`); not with a hop, whose steps name what
+the question asks about first.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from judged_rag.components.llm import read_question
 from judged_rag.configuration import Configuration
+from judged_rag.core.asked import value_clause
 from judged_rag.core.budget import ANSWERING
 from judged_rag.core.comparison import compared
 from judged_rag.core.trace import event
@@ -26,7 +34,7 @@ from judged_rag.nodes.rewrite import plan_hop
 from judged_rag.nodes.step import NodeDeps, preceded
 from judged_rag.prompts import parse as prompt
 from judged_rag.schemas import QueryComponents, TypedComponents
-from judged_rag.state import State
+from judged_rag.state import Cost, State, TraceEvent, zero_cost
 
 MAX_PARTS = 8
 
@@ -54,8 +62,53 @@ def parse(
                 "cost": cost,
                 "trace": events,
             }
-        return preceded(_components(state, config, cfg, deps), cost, events)
-    return _components(state, config, cfg, deps)
+        return preceded(_valued(state, config, cfg, deps), cost, events)
+    return _valued(state, config, cfg, deps)
+
+
+def _valued(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> dict[str, Any]:
+    """The value's question, when there is one to ask first, then the components."""
+    asked, cost, events = value_question(state, config, cfg, deps)
+    update = _components(state, config, cfg, deps)
+    if asked is not None:
+        update["value_question"] = asked
+    return preceded(update, cost, events)
+
+
+def value_question(
+    state: State, config: RunnableConfig, cfg: Configuration, deps: NodeDeps
+) -> tuple[str | None, Cost, list[TraceEvent]]:
+    """One call: a yes/no question that asks a value after it, as that value's question.
+
+    None, with no call, for any other question, with `value_question` not "first", or
+    once a run wrote one; None when the reply holds no question (the run goes on with
+    the question as written, and the trace says so). Returns the question, the call's
+    cost and its trace.
+    """
+    question = state["question"]
+    if (
+        cfg.value_question != "first"
+        or state.get("value_question")
+        or value_clause(question) is None
+    ):
+        return None, zero_cost(), []
+    step = deps.step("parse", state, config, cfg, keep=ANSWERING)
+    if step.exhausted:
+        stops = event("parse", "budget", exhausted=step.exhausted, stops="value_question")
+        return None, zero_cost(), [stops]
+    asked = step.reading(
+        [SystemMessage(prompt.VALUE_QUESTION), HumanMessage(question)],
+        read_question,
+        max_tokens=prompt.VALUE_QUESTION_MAX_TOKENS,
+        default=None,
+    )
+    if asked.value is None:
+        told = event("parse", "value_question_skipped", why="no question read")
+    else:
+        told = event("parse", "value_question", asked=asked.value)
+    return asked.value, asked.cost, [*asked.events, told]
 
 
 def _components(

@@ -53,6 +53,7 @@ def begin_run(state: Any) -> dict[str, Any]:
         "query_parts": [],
         "query_roles": {},
         "hop": None,
+        "value_question": None,
         "queries": [question],
         "iteration": 0,
         "documents": [],

@@ -143,7 +143,7 @@ def _judged(
         chosen,
         cfg,
         judging,
-        question=hops.asked(state),
+        question=hops.for_judge(state),
         iteration=iteration,
         calls=max(chosen.calls_per_task(cfg, parsed=bool(parts)), 1),
         parts=parts,

@@ -61,13 +61,3 @@ QUOTED = "{value} {cited}"
 """The draft `generate` writes itself when the model's reply held no answer ("[1]" alone,
 an empty reply) and the judge's copies from the documents it pointed at (or, with no
 pointer, from every Highly Relevant one) agree: the copied value, cited."""
-VALUE_QUESTION = (
-    "Rewrite the question as one question that asks only for the value it wants (a number, "
-    "amount, duration, name or place), keeping every detail it mentions. Reply with the "
-    "question only."
-)
-"""For a yes/no question that asks a value after it, once its first draft declined: the
-question the second draft answers. "May I build up extra hours, and up to how many?" is
-declined by the bundled generator beside a page stating "at most 40 hours"; "How many
-extra hours can I build up?" is answered."""
-VALUE_QUESTION_MAX_TOKENS = 64
