@@ -859,9 +859,6 @@ def _flights_run(hotel_share: float) -> dict[str, Any]:
     parts = Components(
         chat_model=generator("Yes, on flights over six hours [1]."),
         judge_model=judge_model(
-            # The value's question, which the judge's model is asked (`parse`); the check
-            # of another fact reads the question as written.
-            AIMessage(content="On flights of what length may I fly business class?"),
             quote("120 euros a night", **{"120": hotel_share, "NONE": 1 - hotel_share}),
             quote("Long flights", **{"Long": 0.6, "NONE": 0.4}),
             verdict(True, 0.9),

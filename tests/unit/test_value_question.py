@@ -1,8 +1,8 @@
 """A yes/no question that asks a value after it, asked as the value's question.
 
-By default (`value_question="first"`) the judge and the generator answer the value's
-question from the start; with "after_decline" only a declined first draft is drafted
-again as it.
+By default (`value_question="after_decline"`) a declined first draft is drafted again
+as the value's question; with "first" the judge and the generator answer it from the
+start.
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ def test_a_yes_no_question_asking_a_value_is_judged_and_answered_as_its_value_qu
         first=(AIMessage(content=REWRITTEN),),
         drafts=("Staff may build up at most 40 hours [1].",),
         recorder=recorder,
+        value_question="first",
     )
     assert out["abstained"] is False and "40 hours [1]" in out["answer"]
     assert events(out, "parse", "value_question")[0]["asked"] == REWRITTEN
@@ -127,7 +128,11 @@ def test_a_yes_no_question_asking_a_value_is_judged_and_answered_as_its_value_qu
 
 def test_a_question_asking_no_value_after_a_yes_no_one_is_not_rewritten() -> None:
     for question in (REWRITTEN, "May I build up extra hours?"):
-        out = run(question, drafts=("Staff may build up at most 40 hours [1].",))
+        out = run(
+            question,
+            drafts=("Staff may build up at most 40 hours [1].",),
+            value_question="first",
+        )
         assert out["abstained"] is False
         assert not events(out, "parse", "value_question") and out["cost"]["llm_calls"] == 3
 
@@ -140,6 +145,7 @@ def test_an_unreadable_rewrite_leaves_the_question_as_written() -> None:
         first=unreadable,
         drafts=("Yes, at most 40 hours [1].",),
         recorder=recorder,
+        value_question="first",
     )
     assert out["abstained"] is False and "40 hours" in out["answer"]
     skipped = events(out, "parse", "value_question_skipped")
@@ -155,7 +161,6 @@ def test_a_declined_yes_no_question_is_drafted_again_as_its_value_question() -> 
         COMPOUND,
         AIMessage(content=REWRITTEN),
         drafts=("I don't know.", "Staff may build up at most 40 hours [1]."),
-        value_question="after_decline",
     )
     assert out["abstained"] is False and "40 hours [1]" in out["answer"]
     assert events(out, "generate", "value_question")[0]["asked"] == REWRITTEN

@@ -19,12 +19,13 @@ TYPED_SYSTEM = (
 )
 
 # A yes/no question that asks a value after it (`core.asked.value_clause`): the question
-# for that value, which the judge and the generator answer (`value_question="first"`), or
-# the second draft after a declined first one ("after_decline"). Asked as written, "May I
-# build up extra hours, and up to how many?", the bundled judge copies "Yes, ..." or
-# replies NONE, and the generator declines beside a page stating "at most 40 hours";
-# asked "How many extra hours can I build up?", both give the value (BENCHMARKS.md,
-# "Yes/no questions asked as their value's question").
+# for that value, drafted from the same documents after a declined first draft
+# (`value_question="after_decline"`), or answered by the judge and the generator from the
+# start ("first"). Asked as written, "May I build up extra hours, and up to how many?",
+# the bundled judge copies "Yes, ..." or replies NONE, and the generator declines beside
+# a page stating "at most 40 hours"; asked "How many extra hours can I build up?", both
+# give the value, and the judge copies values from pages that do not answer too
+# (BENCHMARKS.md, "Yes/no questions asked as their value's question").
 VALUE_QUESTION = (
     "Rewrite the question as one question that asks only for the value it wants (a number, "
     "amount, duration, name or place), keeping every detail it mentions. Reply with the "
